@@ -1,0 +1,1 @@
+"""ovos-agentic-loop: a ReAct / native tool-calling agent loop for OpenVoiceOS personas."""

@@ -1,0 +1,42 @@
+"""Message types the loop exchanges with brains, beyond OPM's ``AgentMessage``.
+
+OPM's ``AgentMessage`` is the contract every chat plugin speaks. A brain may return
+the richer :class:`BrainReply` (a subclass, so any caller that expects an
+``AgentMessage`` still works) to hand the loop usage and server timings for the
+step log.
+
+Streaming protocol (optional, duck-typed): a brain that defines
+
+    stream_message(messages, session_id="default", lang=None, units=None,
+                   tools=None, stop=None) -> Iterator[str | AgentMessage]
+
+yields text deltas (``str``) as the model writes them and, last, exactly one
+complete ``AgentMessage`` (content and any ``tool_calls``). The loop uses it to
+speak the first sentence of a final answer while the rest is still generated.
+A brain whose ``continue_chat`` accepts a ``stop`` keyword gets the text-protocol
+stop sequences through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
+
+__all__ = ["AgentMessage", "BrainReply", "MessageRole", "ToolCall"]
+
+
+@dataclass
+class BrainReply(AgentMessage):
+    """An assistant ``AgentMessage`` with what the server said about the call.
+
+    ``usage``: token counts as the server reported them (``prompt_tokens``,
+    ``completion_tokens``, ...). ``timings``: server-side timings (llama-server's
+    ``timings`` block) or ``None``. ``finish_reason``: ``stop``, ``length``,
+    ``tool_calls``, ... as reported.
+    """
+
+    usage: dict[str, Any] | None = field(default=None)
+    timings: dict[str, Any] | None = field(default=None)
+    finish_reason: str | None = field(default=None)

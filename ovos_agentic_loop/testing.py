@@ -1,0 +1,152 @@
+"""A scripted fake brain for tests: no network, no model, fully deterministic.
+
+    brain = ScriptedBrain([
+        tool_call("add", a=1, b=2),           # the model asks for a tool
+        "The answer is 3.",                    # then answers
+    ])
+    engine = load_chat_plugin("ovos-react-loop")(config={...})
+    engine.set_brain(brain)
+    ...
+    brain.assert_complete()                    # every scripted reply was used
+
+A reply may be a ``str`` (assistant content), an ``AgentMessage``, an exception
+instance (raised from that call), or a callable ``(call: BrainCall) -> str |
+AgentMessage`` for replies that depend on what the loop sent.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole, ToolCall
+
+__all__ = ["BrainCall", "ScriptedBrain", "ScriptedReply", "tool_call", "tool_calls"]
+
+ScriptedReply = Union[str, AgentMessage, BaseException, Callable[["BrainCall"], Union[str, AgentMessage]]]
+
+
+@dataclass
+class BrainCall:
+    """One call the loop made to the brain, as the brain received it."""
+
+    messages: list[AgentMessage]
+    tools: list[dict[str, Any]]
+    stop: list[str] | None = None
+    session_id: str = "default"
+    streamed: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def last(self) -> AgentMessage:
+        return self.messages[-1]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t["function"]["name"] for t in self.tools]
+
+
+def tool_calls(*calls: tuple[str, dict[str, Any]], content: str = "") -> AgentMessage:
+    """An assistant message carrying several native tool calls, in order."""
+    return AgentMessage(
+        role=MessageRole.ASSISTANT,
+        content=content,
+        tool_calls=[ToolCall(id=f"call_{uuid.uuid4().hex[:8]}", name=n, arguments=a) for n, a in calls],
+    )
+
+
+def tool_call(name: str, /, **arguments: Any) -> AgentMessage:
+    """An assistant message carrying one native tool call."""
+    return tool_calls((name, arguments))
+
+
+class ScriptedBrain(ChatEngine):
+    """A ``ChatEngine`` that answers from a script and records every call.
+
+    Thread-safe: concurrent sessions take replies in the order they call. Running
+    out of replies fails the test loudly instead of inventing an answer.
+    """
+
+    def __init__(
+        self,
+        replies: Iterable[ScriptedReply] = (),
+        *,
+        supports_tools: bool = True,
+        accepts_stop: bool = True,
+        config: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(config=config or {})
+        self.supports_tools = supports_tools
+        self.accepts_stop = accepts_stop
+        self._replies: list[ScriptedReply] = list(replies)
+        self.calls: list[BrainCall] = []
+        self._lock = threading.Lock()
+
+    # -- script -------------------------------------------------------------
+    def add(self, *replies: ScriptedReply) -> None:
+        with self._lock:
+            self._replies.extend(replies)
+
+    @property
+    def remaining(self) -> int:
+        return len(self._replies)
+
+    def assert_complete(self) -> None:
+        """Fail when scripted replies were never asked for."""
+        if self._replies:
+            raise AssertionError(f"ScriptedBrain: {len(self._replies)} scripted replies unused: {self._replies!r}")
+
+    def _next(self, call: BrainCall) -> AgentMessage:
+        with self._lock:
+            self.calls.append(call)
+            if not self._replies:
+                raise AssertionError(
+                    f"ScriptedBrain ran out of replies on call {len(self.calls)}; last message: {call.last!r}"
+                )
+            reply = self._replies.pop(0)
+        if isinstance(reply, BaseException):
+            raise reply
+        if callable(reply):
+            reply = reply(call)
+        if isinstance(reply, str):
+            return AgentMessage(role=MessageRole.ASSISTANT, content=reply)
+        return reply
+
+    def _record(self, messages: list[AgentMessage], tools: Any, stop: list[str] | None, **kw: Any) -> BrainCall:
+        specs = ToolBox.normalize_tools(tools) if tools else []
+        return BrainCall(messages=copy.deepcopy(list(messages)), tools=specs, stop=stop, **kw)
+
+    # -- ChatEngine -----------------------------------------------------------
+    def continue_chat(  # type: ignore[override]
+        self,
+        messages: list[AgentMessage],
+        session_id: str = "default",
+        lang: str | None = None,
+        units: str | None = None,
+        tools: Any = None,
+        stop: list[str] | None = None,
+    ) -> AgentMessage:
+        if stop is not None and not self.accepts_stop:
+            raise TypeError("continue_chat() got an unexpected keyword argument 'stop'")
+        return self._next(self._record(messages, tools, stop, session_id=session_id))
+
+    def stream_message(
+        self,
+        messages: list[AgentMessage],
+        session_id: str = "default",
+        lang: str | None = None,
+        units: str | None = None,
+        tools: Any = None,
+        stop: list[str] | None = None,
+    ) -> Iterator[str | AgentMessage]:
+        """The streaming protocol of ``ovos_agentic_loop.messages``: deltas, then the message."""
+        message = self._next(self._record(messages, tools, stop, session_id=session_id, streamed=True))
+        text = message.content or ""
+        for i in range(0, len(text), 4):
+            yield text[i : i + 4]
+        yield message
