@@ -1,0 +1,111 @@
+"""The engine's configuration: the persona's section for the loop, parsed once.
+
+A persona lists the loop in ``handlers`` and gives it a section of its own::
+
+    "ovos-react-loop": {
+        "brain": "ovos-chat-openai-plugin",
+        "ovos-chat-openai-plugin": {"api_url": "http://127.0.0.1:8091/v1"},
+        "toolboxes": ["ovos-math-tools", "ovos-clock-tools"],
+        "ovos-math-tools": {},
+        "max_iterations": 10
+    }
+
+The brain's and each toolbox's own sections are keys named after them; every other
+key is a field of :class:`LoopConfig`. A wrong type or value raises
+:class:`ConfigError` at construction; an unknown key is logged as a warning.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ovos_utils.log import LOG
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ovos_agentic_loop.errors import ConfigError
+
+__all__ = ["DEFAULT_BRAIN", "LoopConfig", "Mode", "parse_config"]
+
+Mode = Literal["auto", "native", "text"]
+
+#: The brain used when a persona names none: this project's OpenAI-compatible brain,
+#: whose defaults point at the local llama-server (``ovos-agentic-loop server start``).
+DEFAULT_BRAIN = "ovos-openai-brain"
+
+# Keys that the ecosystem puts into every plugin section: ovos-persona passes
+# {"enabled": True} for a handler without a section, and OPM engines read "lang".
+_ECOSYSTEM_KEYS = frozenset({"enabled", "lang"})
+
+
+class LoopConfig(BaseModel):
+    """Typed view of the loop's persona section. Every field has a default."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    brain: str | None = Field(
+        default=None,
+        description="Entry-point name of the chat plugin that talks to the model. "
+        f"Default: None, which means {DEFAULT_BRAIN!r} on the local llama-server.",
+    )
+    toolboxes: list[str] = Field(
+        default_factory=list, description="Entry-point names of toolbox plugins. Default: none."
+    )
+    mode: Mode = Field(
+        default="auto",
+        description="'auto': native tool calls when the brain supports them, and calls written in the "
+        "reply text are run too; 'native': as auto, for brains with native tool calling; "
+        "'text': a ReAct text protocol only. Default: 'auto' ('native' for ovos-native-toolcall-loop).",
+    )
+    max_iterations: int = Field(
+        default=10, ge=1, le=100, description="Model calls with tools per turn before a forced answer."
+    )
+    system_prompt: str | None = Field(
+        default=None, description="The persona's own instructions; the tool protocol is added to them."
+    )
+    tool_timeout: float = Field(default=30.0, gt=0, le=3600, description="Seconds one tool call may take.")
+    max_observation_chars: int = Field(
+        default=4000, ge=200, le=1_000_000, description="A tool result longer than this is cut for the model."
+    )
+    time_budget: float = Field(
+        default=120.0, gt=0, le=86_400, description="Seconds a whole turn may take, model calls included."
+    )
+    max_parallel_tools: int = Field(
+        default=8, ge=1, le=64, description="Tool calls of one reply that run at the same time."
+    )
+    max_corrections: int = Field(
+        default=1, ge=0, le=5, description="Corrective messages sent back for replies that cannot be parsed."
+    )
+
+    def plugin_section(self, name: str) -> dict[str, Any]:
+        """The persona section of a brain or toolbox named ``name`` (``{}`` when absent)."""
+        extra = self.model_extra or {}
+        section = extra.get(name)
+        return dict(section) if isinstance(section, dict) else {}
+
+
+def parse_config(raw: dict[str, Any] | None, *, engine_name: str, default_mode: Mode = "auto") -> LoopConfig:
+    """Validate a persona section; raise :class:`ConfigError` naming the bad key and what fits."""
+    raw = dict(raw or {})
+    raw.setdefault("mode", default_mode)
+    try:
+        config = LoopConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(section)'}: {err['msg']} (got {err.get('input')!r})"
+            for err in exc.errors()
+        )
+        raise ConfigError(f"{engine_name}: invalid configuration: {problems}") from exc
+    _warn_unknown_keys(config, engine_name)
+    return config
+
+
+def _warn_unknown_keys(config: LoopConfig, engine_name: str) -> None:
+    named = {config.brain or DEFAULT_BRAIN, *config.toolboxes}
+    for key, value in (config.model_extra or {}).items():
+        if key in named or key in _ECOSYSTEM_KEYS:
+            continue
+        if isinstance(value, dict):
+            hint = "it looks like a plugin section, but no brain or toolbox of that name is configured"
+        else:
+            hint = f"known keys: {', '.join(sorted(LoopConfig.model_fields))}"
+        LOG.warning(f"{engine_name}: unknown config key {key!r} is ignored ({hint})")

@@ -1,0 +1,57 @@
+"""Errors for the developer (configuration, an unreachable server), never for the model.
+
+    LoopError                   the agent loop cannot be built or run as configured
+     ├── ConfigError            a bad value in the loop's persona section (also a ValueError)
+     └── PluginNotFound         a brain or toolbox entry point that is not installed (also ImportError)
+    BrainError                  any failure talking to the model server
+     ├── BrainConfigError       a bad value in the brain's config section (also a ValueError)
+     ├── BrainUnavailable       the server cannot be reached or did not answer in time
+     └── BrainRequestError      the server refused the request (HTTP 4xx other than 429)
+
+Each message says what failed and what to do about it, so a CLI can print it as is.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BrainConfigError",
+    "BrainError",
+    "BrainRequestError",
+    "BrainUnavailable",
+    "ConfigError",
+    "LoopError",
+    "PluginNotFound",
+]
+
+
+class BrainError(RuntimeError):
+    """A chat request to the model server failed."""
+
+    def __init__(self, message: str, *, url: str | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status = status
+
+
+class BrainConfigError(BrainError, ValueError):
+    """The brain's configuration has a bad value; the message names the key."""
+
+
+class BrainUnavailable(BrainError):
+    """The server is unreachable, timed out, or kept answering 429/5xx after the retries."""
+
+
+class BrainRequestError(BrainError):
+    """The server rejected the request (4xx other than 429); retrying would not help."""
+
+
+class LoopError(RuntimeError):
+    """The agent loop cannot be built or run as configured."""
+
+
+class ConfigError(LoopError, ValueError):
+    """The loop's persona section has a bad value; the message names the key and what fits."""
+
+
+class PluginNotFound(LoopError, ImportError):
+    """A configured brain or toolbox entry point is not installed; the message lists what is."""
