@@ -1,0 +1,116 @@
+"""AgentMessage <-> OpenAI chat wire format, both ways. Nothing here does I/O."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ovos_agentic_loop.messages import AgentMessage, MessageRole, ToolCall
+
+__all__ = ["RAW_ARGUMENTS_KEY", "ToolCallAccumulator", "parse_arguments", "to_wire", "tool_call_from_wire"]
+
+RAW_ARGUMENTS_KEY = "__raw_arguments__"
+"""When the model's argument text is not a JSON object, ``ToolCall.arguments`` is
+``{RAW_ARGUMENTS_KEY: "<the text>"}`` so the loop can show the model what it wrote."""
+
+# llama.cpp chat templates know system/user/assistant/tool only; "developer" is
+# OpenAI's newer name for the same thing, so it goes out as "system".
+_WIRE_ROLE = {MessageRole.DEVELOPER: "system"}
+
+
+def _role(message: AgentMessage) -> str:
+    role = MessageRole(message.role)
+    return _WIRE_ROLE.get(role, role.value)
+
+
+def _encode_arguments(arguments: dict[str, Any]) -> str:
+    if set(arguments) == {RAW_ARGUMENTS_KEY}:
+        return str(arguments[RAW_ARGUMENTS_KEY])  # echo back exactly what the model wrote
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def to_wire(message: AgentMessage) -> dict[str, Any]:
+    """One ``AgentMessage`` as an OpenAI chat message dict (system messages untouched)."""
+    wire: dict[str, Any] = {"role": _role(message), "content": message.content or ""}
+    if message.tool_calls:
+        wire["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": _encode_arguments(call.arguments or {})},
+            }
+            for call in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        wire["tool_call_id"] = message.tool_call_id
+    if message.name is not None and MessageRole(message.role) == MessageRole.TOOL:
+        wire["name"] = message.name
+    return wire
+
+
+def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
+    """Arguments text from the wire as a dict; malformed text is kept under :data:`RAW_ARGUMENTS_KEY`."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError:
+        return {RAW_ARGUMENTS_KEY: raw}
+    return parsed if isinstance(parsed, dict) else {RAW_ARGUMENTS_KEY: raw}
+
+
+def _new_call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:12]}"
+
+
+def tool_call_from_wire(call: Any) -> ToolCall:
+    """An OpenAI ``tool_calls`` entry (SDK object or dict) as an OPM ``ToolCall``."""
+    if isinstance(call, dict):
+        function = call.get("function") or {}
+        call_id, name, arguments = call.get("id"), function.get("name"), function.get("arguments")
+    else:
+        function = call.function
+        call_id, name, arguments = call.id, function.name, function.arguments
+    return ToolCall(id=call_id or _new_call_id(), name=name or "", arguments=parse_arguments(arguments))
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ToolCallAccumulator:
+    """Reassembles tool calls from streamed deltas (keyed by their ``index``)."""
+
+    _calls: dict[int, _PartialCall] = field(default_factory=dict)
+
+    def add(self, delta_calls: Any) -> None:
+        for position, delta in enumerate(delta_calls or []):
+            index = delta.index if getattr(delta, "index", None) is not None else position
+            partial = self._calls.setdefault(index, _PartialCall())
+            if delta.id:
+                partial.id = delta.id
+            function = delta.function
+            if function is not None:
+                # The name arrives whole in the first delta; some servers repeat it later.
+                if function.name and not partial.name:
+                    partial.name = function.name
+                if function.arguments:
+                    partial.arguments.append(function.arguments)
+
+    def calls(self) -> list[ToolCall]:
+        return [
+            ToolCall(
+                id=partial.id or _new_call_id(),
+                name=partial.name,
+                arguments=parse_arguments("".join(partial.arguments)),
+            )
+            for _, partial in sorted(self._calls.items())
+        ]

@@ -1,0 +1,141 @@
+"""A tiny OpenAI-compatible HTTP server on 127.0.0.1 for tests: scripted replies, recorded requests.
+
+Each scripted reply is one of:
+- a dict: sent as a 200 JSON chat completion body;
+- ``(status, dict)``: that status and JSON body;
+- ``Stream(chunks, delay)``: server-sent events, one ``data:`` line per chunk dict, with a
+  pause between chunks so a test can see the client yield before the end.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Stream:
+    chunks: list[dict[str, Any]]
+    delay: float = 0.0
+    sent_at: list[float] = field(default_factory=list)
+
+
+def completion(
+    content: str = "", tool_calls: list[dict[str, Any]] | None = None, **extra: Any
+) -> dict[str, Any]:
+    """A chat completion body as llama-server sends it."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "local",
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        **extra,
+    }
+
+
+def chunk(
+    content: str | None = None,
+    tool_calls: list[dict[str, Any]] | None = None,
+    finish: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    delta: dict[str, Any] = {}
+    if content is not None:
+        delta["content"] = content
+    if tool_calls is not None:
+        delta["tool_calls"] = tool_calls
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "local",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
+
+
+class FakeOpenAIServer:
+    def __init__(self) -> None:
+        self.replies: list[Any] = []
+        self.requests: list[dict[str, Any]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def setup(self) -> None:
+                super().setup()
+                # Small SSE writes must leave at once, not wait for Nagle's algorithm.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._json(200, {"status": "ok"} if self.path == "/health" else {"data": [{"id": "local"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                fake.requests.append(body)
+                reply = fake.replies.pop(0) if fake.replies else (500, {"error": {"message": "script empty"}})
+                if isinstance(reply, Stream):
+                    self._stream(reply)
+                elif isinstance(reply, tuple):
+                    self._json(*reply)
+                else:
+                    self._json(200, reply)
+
+            def _json(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, stream: Stream) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                try:
+                    for item in stream.chunks:
+                        self.wfile.write(f"data: {json.dumps(item)}\n\n".encode())
+                        self.wfile.flush()
+                        stream.sent_at.append(time.monotonic())
+                        time.sleep(stream.delay)
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test): nothing left to send
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def serve() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server

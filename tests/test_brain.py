@@ -1,0 +1,303 @@
+"""OpenAIBrain against a fake OpenAI-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fake_openai_server import FakeOpenAIServer, Stream, chunk, completion
+from ovos_plugin_manager.agents import load_chat_plugin
+from pydantic import BaseModel
+
+from ovos_agentic_loop.brain import (
+    RAW_ARGUMENTS_KEY,
+    BrainConfigError,
+    BrainRequestError,
+    BrainUnavailable,
+    OpenAIBrain,
+)
+from ovos_agentic_loop.messages import AgentMessage, BrainReply, MessageRole, ToolCall
+
+ADD_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "add",
+        "description": "Add two numbers",
+        "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}},
+    },
+}
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as fake:
+        yield fake
+
+
+def brain_for(server: FakeOpenAIServer, **config: Any) -> OpenAIBrain:
+    return OpenAIBrain({"api_url": server.url, "retry_backoff": 0.01, **config})
+
+
+def user(text: str) -> AgentMessage:
+    return AgentMessage(role=MessageRole.USER, content=text)
+
+
+def wire_tool_call(name: str, arguments: str, call_id: str = "call_1") -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+# -- config -----------------------------------------------------------------
+def test_defaults_point_at_the_local_server() -> None:
+    brain = OpenAIBrain()
+    assert brain.settings.api_url == "http://127.0.0.1:8091/v1"
+    assert brain.settings.max_tokens == 512
+    assert brain.settings.key == "sk-no-key"
+    assert OpenAIBrain.supports_tools is True
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"api_url": "localhost:8091"}, "api_url"),
+        ({"timeout": "soon"}, "timeout"),
+    ],
+)
+def test_bad_config_is_a_clear_error(config: dict[str, Any], key: str) -> None:
+    with pytest.raises(BrainConfigError, match=key):
+        OpenAIBrain(config)
+
+
+def test_entry_point_loads_the_brain() -> None:
+    assert load_chat_plugin("ovos-openai-brain") is OpenAIBrain
+
+
+# -- mapping both ways ---------------------------------------------------------
+def test_history_goes_out_in_openai_format(server: FakeOpenAIServer) -> None:
+    server.replies.append(completion("It is 3."))
+    history = [
+        AgentMessage(role=MessageRole.SYSTEM, content="Be brief."),
+        user("1+2?"),
+        AgentMessage(
+            role=MessageRole.ASSISTANT,
+            content="",
+            tool_calls=[ToolCall(id="c1", name="add", arguments={"a": 1, "b": 2})],
+        ),
+        AgentMessage(role=MessageRole.TOOL, content='{"result": 3}', tool_call_id="c1", name="add"),
+    ]
+    reply = brain_for(server, stop=["Observation:"]).continue_chat(
+        history, tools=[ADD_TOOL], stop=["\nUser:"]
+    )
+    assert reply.content == "It is 3."
+    sent = server.requests[0]
+    assert sent["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "1+2?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'}}
+            ],
+        },
+        {"role": "tool", "content": '{"result": 3}', "tool_call_id": "c1", "name": "add"},
+    ]
+    assert sent["tools"] == [ADD_TOOL]
+    assert sent["max_tokens"] == 512
+    assert sent["stop"] == ["Observation:", "\nUser:"]
+
+
+def test_toolbox_objects_are_normalized(server: FakeOpenAIServer) -> None:
+    from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolBox
+
+    class Args(BaseModel):
+        text: str
+
+    class Out(BaseModel):
+        text: str
+
+    class Echo(ToolBox):
+        def __init__(self) -> None:
+            super().__init__("echo-box")
+
+        def discover_tools(self) -> list[AgentTool]:
+            return [AgentTool("echo", "Echo text", Args, Out, lambda a: {"text": a.text})]
+
+    server.replies.append(completion("ok"))
+    brain_for(server).continue_chat([user("hi")], tools=Echo())
+    assert [t["function"]["name"] for t in server.requests[0]["tools"]] == ["echo"]
+
+
+def test_reply_carries_tool_calls_usage_timings(server: FakeOpenAIServer) -> None:
+    timings = {"prompt_n": 10, "predicted_per_second": 29.5}
+    server.replies.append(completion(tool_calls=[wire_tool_call("add", '{"a": 1, "b": 2}')], timings=timings))
+    reply = brain_for(server).continue_chat([user("1+2?")], tools=[ADD_TOOL])
+    assert isinstance(reply, BrainReply)
+    assert reply.role == MessageRole.ASSISTANT
+    assert reply.tool_calls == [ToolCall(id="call_1", name="add", arguments={"a": 1, "b": 2})]
+    assert reply.finish_reason == "tool_calls"
+    assert reply.usage is not None and reply.usage["total_tokens"] == 15
+    assert reply.timings == timings
+
+
+@pytest.mark.parametrize("raw", ['{"a": 1,', "[1, 2]", "not json"])
+def test_malformed_arguments_are_kept_raw(server: FakeOpenAIServer, raw: str) -> None:
+    server.replies.append(completion(tool_calls=[wire_tool_call("add", raw)]))
+    reply = brain_for(server).continue_chat([user("1+2?")], tools=[ADD_TOOL])
+    assert reply.tool_calls is not None
+    assert reply.tool_calls[0].arguments == {RAW_ARGUMENTS_KEY: raw}
+    # Sent back in a later turn, the model sees exactly what it wrote.
+    server.replies.append(completion("ok"))
+    brain_for(server).continue_chat([user("1+2?"), reply])
+    assert server.requests[1]["messages"][1]["tool_calls"][0]["function"]["arguments"] == raw
+
+
+def test_empty_arguments_are_an_empty_dict(server: FakeOpenAIServer) -> None:
+    server.replies.append(completion(tool_calls=[wire_tool_call("now", "")]))
+    reply = brain_for(server).continue_chat([user("time?")])
+    assert reply.tool_calls is not None and reply.tool_calls[0].arguments == {}
+
+
+def test_developer_role_goes_out_as_system(server: FakeOpenAIServer) -> None:
+    server.replies.append(completion("ok"))
+    brain_for(server).continue_chat([AgentMessage(role=MessageRole.DEVELOPER, content="rules"), user("hi")])
+    assert server.requests[0]["messages"][0] == {"role": "system", "content": "rules"}
+
+
+def test_extra_body_and_temperature(server: FakeOpenAIServer) -> None:
+    server.replies.append(completion("ok"))
+    brain_for(server, temperature=0.7, extra_body={"top_k": 20}, model="qwen").continue_chat([user("hi")])
+    sent = server.requests[0]
+    assert (sent["temperature"], sent["top_k"], sent["model"]) == (0.7, 20, "qwen")
+
+
+# -- retries and errors ----------------------------------------------------------
+def test_5xx_and_429_are_retried(server: FakeOpenAIServer) -> None:
+    server.replies += [
+        (503, {"error": {"message": "loading"}}),
+        (429, {"error": {"message": "busy"}}),
+        completion("ok"),
+    ]
+    assert brain_for(server, max_retries=2).continue_chat([user("hi")]).content == "ok"
+    assert len(server.requests) == 3
+
+
+def test_5xx_gives_up_after_max_retries(server: FakeOpenAIServer) -> None:
+    server.replies += [(500, {"error": {"message": "boom"}})] * 3
+    with pytest.raises(BrainUnavailable, match="HTTP 500"):
+        brain_for(server, max_retries=1).continue_chat([user("hi")])
+    assert len(server.requests) == 2
+
+
+def test_400_is_not_retried(server: FakeOpenAIServer) -> None:
+    server.replies += [
+        (400, {"error": {"message": "tools param requires --jinja flag"}}),
+        completion("never"),
+    ]
+    with pytest.raises(BrainRequestError, match="--jinja") as info:
+        brain_for(server, max_retries=3).continue_chat([user("hi")], tools=[ADD_TOOL])
+    assert info.value.status == 400
+    assert len(server.requests) == 1
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_unreachable_server_fails_fast_and_says_what_to_do() -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    brain = OpenAIBrain({"api_url": url, "timeout": 5, "max_retries": 2, "retry_backoff": 0.01})
+    started = time.monotonic()
+    with pytest.raises(BrainUnavailable) as info:
+        brain.continue_chat([user("hi")])
+    assert time.monotonic() - started < 2
+    assert url in str(info.value)
+    assert "ovos-agentic-loop server start" in str(info.value)
+
+
+def test_slow_server_times_out_within_the_deadline(server: FakeOpenAIServer) -> None:
+    # A stream that stalls longer than the timeout: the client must give up, not hang.
+    server.replies += [Stream([chunk("a")] * 3, delay=3)] * 3
+    brain = brain_for(server, timeout=1, max_retries=5)
+    started = time.monotonic()
+    with pytest.raises(BrainUnavailable, match="did not answer within 1 s"):
+        list(brain.stream_tokens([user("hi")]))
+    assert time.monotonic() - started < 3
+
+
+# -- streaming ---------------------------------------------------------------------
+def test_stream_tokens_yield_before_the_end(server: FakeOpenAIServer) -> None:
+    stream = Stream([chunk("Hello"), chunk(" there."), chunk(" Bye.", finish="stop")], delay=0.3)
+    server.replies.append(stream)
+    tokens = brain_for(server).stream_tokens([user("hi")])
+    assert next(tokens) == "Hello"
+    first_at = time.monotonic()
+    assert list(tokens) == [" there.", " Bye."]
+    assert stream.sent_at[-1] - first_at > 0.3  # the first delta arrived long before the last was sent
+    assert server.requests[0]["stream"] is True
+
+
+def test_stream_sentences_yield_each_sentence_when_complete(server: FakeOpenAIServer) -> None:
+    stream = Stream(
+        [chunk("Dr. Who has 3."), chunk("14 apples. Then"), chunk(" he left."), chunk("")], delay=0.3
+    )
+    server.replies.append(stream)
+    sentences = brain_for(server).stream_sentences([user("hi")])
+    assert next(sentences) == "Dr. Who has 3.14 apples."
+    assert len(stream.sent_at) < len(stream.chunks)  # out before the server finished
+    assert list(sentences) == ["Then he left."]
+
+
+def test_stream_message_accumulates_tool_call_deltas(server: FakeOpenAIServer) -> None:
+    def delta(index: int, **fields: Any) -> list[dict[str, Any]]:
+        return [{"index": index, **fields}]
+
+    server.replies.append(
+        Stream(
+            [
+                chunk(
+                    tool_calls=delta(0, id="c1", type="function", function={"name": "add", "arguments": ""})
+                ),
+                chunk(tool_calls=delta(0, function={"arguments": '{"a": 1, '})),
+                chunk(tool_calls=delta(0, function={"arguments": '"b": 2}'})),
+                chunk(
+                    tool_calls=delta(1, id="c2", type="function", function={"name": "now", "arguments": "{}"})
+                ),
+                chunk(finish="tool_calls", timings={"predicted_n": 12}),
+                {
+                    **chunk(),
+                    "choices": [],
+                    "usage": {"prompt_tokens": 3, "completion_tokens": 12, "total_tokens": 15},
+                },
+            ]
+        )
+    )
+    items = list(brain_for(server).stream_message([user("1+2 and time?")], tools=[ADD_TOOL]))
+    final = items[-1]
+    assert isinstance(final, BrainReply) and not any(isinstance(i, AgentMessage) for i in items[:-1])
+    assert final.tool_calls == [
+        ToolCall(id="c1", name="add", arguments={"a": 1, "b": 2}),
+        ToolCall(id="c2", name="now", arguments={}),
+    ]
+    assert final.finish_reason == "tool_calls"
+    assert final.timings == {"predicted_n": 12}
+    assert final.usage is not None and final.usage["completion_tokens"] == 12
+    assert json.loads(json.dumps(server.requests[0]["stream_options"])) == {"include_usage": True}
+
+
+def test_stream_message_text_then_final_message(server: FakeOpenAIServer) -> None:
+    server.replies.append(Stream([chunk("Hi"), chunk(" you."), chunk(finish="stop")]))
+    items = list(brain_for(server).stream_message([user("hi")]))
+    assert items[:2] == ["Hi", " you."]
+    assert isinstance(items[2], BrainReply) and items[2].content == "Hi you." and items[2].tool_calls is None
+
+
+def test_stream_open_is_retried_on_5xx(server: FakeOpenAIServer) -> None:
+    server.replies += [(502, {"error": {"message": "bad gateway"}}), Stream([chunk("ok")])]
+    assert list(brain_for(server).stream_tokens([user("hi")])) == ["ok"]
