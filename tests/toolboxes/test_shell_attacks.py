@@ -1,0 +1,135 @@
+"""Attacks a model (or a prompt injection) could try through ``run_command``."""
+
+from __future__ import annotations
+
+import os
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ovos_plugin_manager.persona import find_toolbox_plugins
+
+
+def make_shell(root: Path, **config: Any):
+    cls = find_toolbox_plugins()["ovos-shell-tools"]
+    return cls(config={"allow_shell": True, "root_path": str(root), **config})
+
+
+def pid_alive(pid: int) -> bool:
+    """True while the process runs; a zombie (killed, not yet reaped by init) counts as dead."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo hi; rm -rf victim",
+        "echo hi && rm -rf victim",
+        "echo hi | rm -rf victim",
+        "echo $(rm -rf victim)",
+        "echo `rm -rf victim`",
+        "echo hi > victim/file",
+        "echo hi\nrm -rf victim",
+    ],
+)
+def test_metacharacters_are_plain_arguments(tmp_path: Path, command: str) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("precious")
+    out = make_shell(tmp_path, allowed_commands=["echo"]).call_tool("run_command", {"command": command})
+    assert out.returncode == 0
+    assert out.stdout.startswith("hi") or "rm" in out.stdout
+    assert (victim / "keep.txt").read_text() == "precious"
+    assert not (victim / "file").exists()
+
+
+def test_metacharacters_without_allowlist_still_do_not_chain(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    out = make_shell(tmp_path).call_tool("run_command", {"command": "echo hi; rm -rf victim"})
+    assert out.stdout == "hi; rm -rf victim\n"
+    assert victim.is_dir()
+
+
+def test_timeout_kills_background_children(tmp_path: Path) -> None:
+    box = make_shell(tmp_path, allow_shell_syntax=True)
+    started = time.monotonic()
+    out = box.call_tool("run_command", {"command": "sleep 100 & echo $!; sleep 100", "timeout": 1})
+    assert time.monotonic() - started < 5
+    assert out.timed_out and out.returncode < 0
+    child = int(out.stdout.split()[0])
+    assert not pid_alive(child)
+
+
+def test_normal_exit_also_kills_background_children(tmp_path: Path) -> None:
+    box = make_shell(tmp_path, allow_shell_syntax=True)
+    started = time.monotonic()
+    out = box.call_tool("run_command", {"command": "sleep 100 & echo $!", "timeout": 20})
+    assert time.monotonic() - started < 5
+    assert not out.timed_out and out.returncode == 0
+    assert not pid_alive(int(out.stdout.split()[0]))
+
+
+def test_timeout_kills_children_of_a_script(tmp_path: Path) -> None:
+    script = tmp_path / "spawn.sh"
+    script.write_text("#!/bin/sh\nsleep 100 &\necho $!\nwait\n")
+    script.chmod(0o755)
+    out = make_shell(tmp_path).call_tool("run_command", {"command": "./spawn.sh", "timeout": 1})
+    assert out.timed_out
+    assert not pid_alive(int(out.stdout.split()[0]))
+
+
+def test_output_flood_is_capped_and_memory_bounded(tmp_path: Path) -> None:
+    box = make_shell(tmp_path, max_output_bytes=4096)
+    tracemalloc.start()
+    try:
+        out = box.call_tool("run_command", {"command": "yes", "timeout": 2})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert out.timed_out and out.truncated
+    assert out.stdout_bytes > 10_000_000  # yes wrote far more than we kept
+    assert out.stdout.startswith("y\ny\n") and out.stdout.endswith("y\n")
+    assert "bytes omitted" in out.stdout
+    assert len(out.stdout) < 4096 + 200
+    assert peak < 5_000_000, f"peak Python memory {peak} bytes while reading {out.stdout_bytes} bytes"
+
+
+def test_stderr_flood_is_capped_too(tmp_path: Path) -> None:
+    box = make_shell(tmp_path, allow_shell_syntax=True, max_output_bytes=1000)
+    out = box.call_tool("run_command", {"command": "head -c 200000 /dev/zero | tr '\\0' e >&2; echo done"})
+    assert out.stdout == "done\n"
+    assert out.stderr_bytes == 200000 and out.truncated
+    assert len(out.stderr) < 1200
+
+
+def test_no_shell_means_no_glob_or_variable_expansion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "x.txt").write_text("")
+    out = make_shell(tmp_path).call_tool("run_command", {"command": "echo *.txt $HOME ~"})
+    assert out.stdout == "*.txt $HOME ~\n"
+
+
+def test_path_traversal_in_program_name_is_checked(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    box = make_shell(root, allowed_commands=["ls"])
+    with pytest.raises(RuntimeError):
+        box.call_tool("run_command", {"command": "../../../../bin/sh -c id"})
+
+
+def test_memory_limit_stops_a_hog(tmp_path: Path) -> None:
+    box = make_shell(tmp_path, max_memory_mb=200)
+    out = box.call_tool(
+        "run_command", {"command": f'{os.path.realpath("/usr/bin/python3")} -c "b = bytearray(400 * 2**20)"'}
+    )
+    assert out.returncode != 0
+    assert "MemoryError" in out.stderr

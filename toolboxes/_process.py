@@ -1,0 +1,361 @@
+"""A bounded subprocess runner shared by the shell and SKILL.md toolboxes.
+
+What it guarantees, and why:
+
+- **No shell.** It takes an argv list; whoever calls it decides whether that list starts with
+  ``/bin/sh -c``. Nothing here re-parses a string.
+- **Reduced environment.** :func:`build_env` keeps only an allowlist of variable names, so API keys
+  and tokens in the host's environment never reach a model-chosen program.
+- **No stdin.** The child reads ``/dev/null``: a program waiting for input ends instead of hanging.
+- **Own process group.** ``start_new_session=True`` puts the child and everything it forks into one
+  group. The whole group is SIGKILLed on timeout AND after a normal exit, so a background child
+  (``sleep 100 &``) never outlives the call. A program that calls ``setsid()`` itself leaves the
+  group and is out of reach; ``RLIMIT_NPROC`` (off by default, it counts every process of the user)
+  is the tool against that.
+- **Bounded output.** stdout and stderr are read as they arrive into :class:`CappedBuffer`, which
+  keeps a head and a tail and counts the rest, so ``yes`` for minutes costs a few hundred KiB.
+- **Resource limits.** ``RLIMIT_AS`` / ``RLIMIT_FSIZE`` / ``RLIMIT_NPROC`` are applied by a tiny
+  Python shim that sets them and ``exec``s the target. This avoids ``preexec_fn``, which is not safe
+  when the host process has threads (the voice assistant always has).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ovos_utils.log import LOG
+
+__all__ = [
+    "DEFAULT_ENV_NAMES",
+    "CappedBuffer",
+    "Limits",
+    "ProcessResult",
+    "ToolCallError",
+    "build_env",
+    "is_dangerous_env_name",
+    "resolve_executable",
+    "run_process",
+]
+
+
+class ToolCallError(Exception):
+    """A refusal or failure whose message tells the model how to fix its call.
+
+    OPM wraps it in ``RuntimeError`` (``__cause__`` is this exception); the engine shows the model
+    the cause, so the message is written for the model, not for the developer.
+    """
+
+
+# Names always passed through. LC_* is matched as a prefix in build_env.
+DEFAULT_ENV_NAMES: tuple[str, ...] = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "USER")
+
+# Variables that change how a program or the dynamic loader behaves: never settable by a model.
+_DANGEROUS_ENV = frozenset(
+    {"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "IFS", "SHELLOPTS"}
+)
+_DANGEROUS_PREFIXES = ("LD_", "PYTHON", "BASH_FUNC_", "DYLD_")
+
+_READ_CHUNK = 65536
+# After the leader exits, stragglers holding the pipes get this long before the group is killed.
+_EXIT_GRACE = 0.2
+# After a kill, pipes are drained for at most this long (a setsid'ed grandchild may hold them).
+_DRAIN_AFTER_KILL = 1.0
+
+
+def is_dangerous_env_name(name: str) -> bool:
+    """Whether setting ``name`` could redirect code loading (``LD_PRELOAD``, ``PYTHONPATH``...)."""
+    upper = name.upper()
+    return upper in _DANGEROUS_ENV or upper.startswith(_DANGEROUS_PREFIXES)
+
+
+def build_env(
+    extra_names: Iterable[str] = (),
+    overrides: Mapping[str, str] | None = None,
+    source: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment for a child: allowlisted names from ``source`` plus ``overrides``.
+
+    ``source`` defaults to ``os.environ`` read at call time (tests patch it). Names in
+    ``extra_names`` come from the operator's config, ``overrides`` from the caller.
+    """
+    src = os.environ if source is None else source
+    allowed = set(DEFAULT_ENV_NAMES) | {n for n in extra_names if isinstance(n, str)}
+    env = {k: v for k, v in src.items() if k in allowed or k.startswith("LC_")}
+    env.setdefault("PATH", os.defpath)
+    if overrides:
+        env.update(overrides)
+    return env
+
+
+def resolve_executable(name: str, path: str, cwd: str) -> str | None:
+    """The real (symlink-resolved) path of the program ``name`` would run, or None.
+
+    A name with a '/' is a path (relative to ``cwd``); a bare name is looked up in ``path``,
+    the child's PATH, exactly as ``execvp`` would.
+    """
+    if "/" in name:
+        candidate = name if os.path.isabs(name) else os.path.join(cwd, name)
+        if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
+            return None
+    else:
+        found = shutil.which(name, path=path)
+        if found is None:
+            return None
+        candidate = found if os.path.isabs(found) else os.path.join(cwd, found)
+    return os.path.realpath(candidate)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Kernel resource limits for the child; ``None`` leaves a limit as inherited.
+
+    ``address_space_mb`` caps virtual memory (RLIMIT_AS), ``file_size_mb`` the size of any file
+    the child writes (RLIMIT_FSIZE), ``processes`` the number of processes of the USER
+    (RLIMIT_NPROC, so it counts the host's processes too; keep it off unless the user is dedicated).
+    """
+
+    address_space_mb: int | None = 2048
+    file_size_mb: int | None = 256
+    processes: int | None = None
+
+    def as_rlimits(self) -> dict[str, int]:
+        mib = 1024 * 1024
+        out: dict[str, int] = {}
+        if self.address_space_mb:
+            out["RLIMIT_AS"] = int(self.address_space_mb) * mib
+        if self.file_size_mb:
+            out["RLIMIT_FSIZE"] = int(self.file_size_mb) * mib
+        if self.processes:
+            out["RLIMIT_NPROC"] = int(self.processes)
+        return out
+
+
+# Runs in the child with -S -E -s (no site, no PYTHON* variables): set limits, then become the target.
+# SIGXFSZ is ignored so a too-large write fails with EFBIG instead of killing the program silently.
+_SHIM = (
+    "import json,os,resource,signal,sys\n"
+    "for k,v in json.loads(sys.argv[1]).items():\n"
+    " r=getattr(resource,k);s,h=resource.getrlimit(r)\n"
+    " v=v if h==resource.RLIM_INFINITY else min(v,h)\n"
+    " resource.setrlimit(r,(v,h))\n"
+    "signal.signal(signal.SIGXFSZ,signal.SIG_IGN)\n"
+    "os.execv(sys.argv[2],sys.argv[3:])\n"
+)
+
+
+class CappedBuffer:
+    """Keeps the first and last ``limit // 2`` bytes of a stream and counts all of it."""
+
+    def __init__(self, limit: int) -> None:
+        self.head_limit = max(limit // 2, 1)
+        self.tail_limit = max(limit - self.head_limit, 1)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            excess = len(self.tail) - self.tail_limit
+            if excess > 0:
+                del self.tail[:excess]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.head) + len(self.tail)
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if not self.truncated:
+            return head + tail
+        omitted = self.total - len(self.head) - len(self.tail)
+        return f"{head}\n[... {omitted} bytes omitted, {self.total} bytes in total ...]\n{tail}"
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """What a finished (or killed) child left behind. ``returncode`` < 0 means killed by a signal."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    stdout_bytes: int
+    stderr_bytes: int
+    timed_out: bool
+    truncated: bool
+    duration: float
+
+
+def run_process(
+    argv: list[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
+    max_output_bytes: int = 65536,
+    limits: Limits | None = None,
+    executable: str | None = None,
+) -> ProcessResult:
+    """Run a program with the guarantees listed in the module docstring.
+
+    ``executable`` is the absolute path of the file to run (default ``argv[0]``); ``argv[0]`` may
+    then stay the name the program was called by (multi-call binaries such as busybox need it).
+    Raises ``OSError`` only if the program cannot be started at all.
+    """
+    program = executable or (argv[0] if argv else "")
+    if not argv or not os.path.isabs(program):
+        raise ValueError("run_process needs a non-empty argv and an absolute path to the program")
+    rlimits = (limits or Limits()).as_rlimits()
+    if rlimits:
+        real_argv = [sys.executable, "-S", "-E", "-s", "-c", _SHIM, json.dumps(rlimits), program, *argv]
+        program = sys.executable
+    else:
+        real_argv = list(argv)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        real_argv,
+        executable=program,
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        close_fds=True,
+    )
+    out, err = CappedBuffer(max_output_bytes), CappedBuffer(max_output_bytes)
+    try:
+        timed_out = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + timeout)
+    finally:
+        # Kill the group while the leader is (at worst) an unreaped zombie, so its id still names
+        # this group: this removes background children on every path, including exceptions.
+        _kill_group(proc.pid)
+        proc.wait()
+        _await_group_exit(proc.pid, _DRAIN_AFTER_KILL)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    return ProcessResult(
+        returncode=proc.returncode,
+        stdout=out.text(),
+        stderr=err.text(),
+        stdout_bytes=out.total,
+        stderr_bytes=err.total,
+        timed_out=timed_out,
+        truncated=out.truncated or err.truncated,
+        duration=time.monotonic() - start,
+    )
+
+
+def _pump(proc: subprocess.Popen[bytes], buffers: dict, deadline: float) -> bool:
+    """Read both pipes until the leader has exited and the pipes are drained, or the deadline.
+
+    Returns True when the deadline was hit (the group is then already killed).
+    """
+    selector = selectors.DefaultSelector()
+    for pipe, buf in buffers.items():
+        if pipe is not None:
+            selector.register(pipe, selectors.EVENT_READ, buf)
+    exited_at: float | None = None
+    kill_deadline: float | None = None
+    timed_out = False
+    try:
+        while selector.get_map():
+            now = time.monotonic()
+            if kill_deadline is not None:
+                if now >= kill_deadline:
+                    break  # Someone outside the group still holds a pipe; stop waiting for it.
+            elif now >= deadline:
+                timed_out = True
+                _kill_group(proc.pid)
+                kill_deadline = now + _DRAIN_AFTER_KILL
+            elif exited_at is None and _leader_exited(proc.pid):
+                exited_at = now
+            elif exited_at is not None and now - exited_at >= _EXIT_GRACE:
+                # The leader is gone but a background child keeps the pipes open: end it.
+                _kill_group(proc.pid)
+                kill_deadline = now + _DRAIN_AFTER_KILL
+            wait = min(0.05, max(deadline - now, 0.0)) if kill_deadline is None else 0.05
+            for key, _ in selector.select(timeout=wait):
+                data = os.read(key.fd, _READ_CHUNK)
+                if data:
+                    key.data.feed(data)
+                else:
+                    selector.unregister(key.fileobj)
+        # Pipes closed; the leader may still run (it closed its own stdout). Wait within the deadline.
+        while not timed_out and not _leader_exited(proc.pid):
+            if time.monotonic() >= deadline:
+                timed_out = True
+                break
+            time.sleep(0.01)
+    finally:
+        selector.close()
+    return timed_out
+
+
+def _leader_exited(pid: int) -> bool:
+    """Whether the child has exited, WITHOUT reaping it (so its pid keeps naming the group)."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None
+
+
+def _await_group_exit(pgid: int, timeout: float) -> None:
+    """Wait until no live process is left in the group: SIGKILL is delivered asynchronously.
+
+    Members killed while the host's init does not reap orphans stay zombies forever; they hold
+    no resources but keep the group id alive, so liveness is read from /proc, not from kill(0).
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        if not _live_members(pgid):
+            return
+        time.sleep(0.005)
+    LOG.warning(f"process group {pgid} still has live members after SIGKILL")
+
+
+def _live_members(pgid: int) -> bool:
+    """Whether /proc shows a non-zombie process in group ``pgid`` (True when /proc is missing)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        # After the command name: state, ppid, pgrp.
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
