@@ -1,0 +1,114 @@
+"""One bounded call to the brain: plain or streamed, never waiting past the turn's deadline.
+
+The brain runs in a worker thread that feeds a queue; the loop reads the queue with
+the time left in the turn. A brain that hangs therefore costs at most the budget,
+and its late reply is dropped. A brain failure becomes a :class:`BrainError` that
+names the brain (unless the brain raised one already, which says more).
+"""
+
+from __future__ import annotations
+
+import inspect
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
+
+from ovos_agentic_loop.errors import BrainError
+
+__all__ = ["BrainCallTimeout", "BrainHandle", "call_brain"]
+
+
+class BrainCallTimeout(TimeoutError):
+    """The turn's time budget ran out while the brain was still answering."""
+
+
+@dataclass(frozen=True)
+class BrainHandle:
+    """A brain plus what it accepts, found once when the brain is set (not on every call)."""
+
+    engine: ChatEngine
+    name: str
+    supports_tools: bool
+    accepts_stop: bool
+    can_stream: bool
+
+    @classmethod
+    def wrap(cls, engine: ChatEngine, name: str) -> BrainHandle:
+        try:
+            parameters = inspect.signature(engine.continue_chat).parameters
+        except (TypeError, ValueError):
+            parameters = {}  # type: ignore[assignment]
+        return cls(
+            engine=engine,
+            name=name,
+            supports_tools=bool(getattr(engine, "supports_tools", False)),
+            accepts_stop="stop" in parameters,
+            can_stream=callable(getattr(engine, "stream_message", None)),
+        )
+
+
+_DONE = object()
+
+
+def call_brain(
+    brain: BrainHandle,
+    messages: list[AgentMessage],
+    *,
+    deadline: float,
+    stream: bool,
+    tools: list[dict[str, Any]] | None,
+    stop: list[str] | None,
+    session_id: str,
+    lang: str | None,
+    units: str | None,
+) -> Iterator[str | AgentMessage]:
+    """Yield text deltas (when streaming) and, last, the complete reply message."""
+    kwargs: dict[str, Any] = {"session_id": session_id, "lang": lang, "units": units}
+    if tools:
+        kwargs["tools"] = tools
+    if stop and brain.accepts_stop:
+        kwargs["stop"] = stop
+    items: queue.Queue[Any] = queue.Queue()
+    streaming = stream and brain.can_stream
+
+    def work() -> None:
+        try:
+            if streaming:
+                for item in brain.engine.stream_message(messages, **kwargs):  # type: ignore[attr-defined]
+                    items.put(item)
+            else:
+                items.put(brain.engine.continue_chat(messages, **kwargs))
+        except BaseException as exc:  # handed to the loop's thread, which raises it
+            items.put(exc)
+        items.put(_DONE)
+
+    threading.Thread(target=work, name=f"brain-{brain.name}", daemon=True).start()
+    reply: AgentMessage | None = None
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise BrainCallTimeout()
+        try:
+            item = items.get(timeout=remaining)
+        except queue.Empty:
+            raise BrainCallTimeout() from None
+        if item is _DONE:
+            break
+        if isinstance(item, BaseException):
+            if isinstance(item, BrainError):
+                raise item
+            raise BrainError(f"brain {brain.name!r} failed: {type(item).__name__}: {item}") from item
+        if isinstance(item, AgentMessage):
+            reply = item
+        elif isinstance(item, str) and item:
+            yield item
+    if reply is None:
+        raise BrainError(f"brain {brain.name!r} returned no message")
+    if reply.role != MessageRole.ASSISTANT:
+        reply.role = MessageRole.ASSISTANT
+    yield reply

@@ -1,0 +1,244 @@
+"""The chat-engine plugins: ``ovos-react-loop`` and ``ovos-native-toolcall-loop``.
+
+A persona lists one of them in ``handlers``; the engine loads its brain and
+toolboxes from its own persona section (see :mod:`ovos_agentic_loop.config`) and
+runs a :class:`~ovos_agentic_loop.turn.Turn` for every ``continue_chat`` call.
+The instance holds only configuration and shared resources (brain, toolboxes, a
+thread pool); every turn's state lives in its own ``Turn``, so one instance serves
+many sessions at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from importlib.metadata import entry_points
+from typing import Any
+
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine
+from ovos_utils.log import LOG
+
+from ovos_agentic_loop.brain_call import BrainHandle
+from ovos_agentic_loop.config import DEFAULT_BRAIN, LoopConfig, Mode, parse_config
+from ovos_agentic_loop.errors import PluginNotFound
+from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepEvent, StepKind, StepListener
+from ovos_agentic_loop.loading import load_brain, load_toolboxes
+from ovos_agentic_loop.toolset import PersonaTools, ToolSet
+from ovos_agentic_loop.turn import Turn, TurnSetup
+
+__all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
+
+
+class AgentLoopEngine(ChatEngine):
+    """A ``ChatEngine`` that runs a tool-calling agent loop around another chat plugin (the brain).
+
+    Args:
+        config: the persona's section for this engine (see :class:`LoopConfig`).
+        brain: a ``ChatEngine`` to use instead of loading ``config["brain"]``.
+        toolboxes: ``ToolBox`` instances to use instead of loading ``config["toolboxes"]``.
+        bus: a messagebus client; toolboxes are bound to it and step events are emitted on it.
+    """
+
+    #: Callers (ovos-persona-server) may pass their own tools; see ``continue_chat``.
+    supports_tools = True
+    engine_name = "ovos-agentic-loop"
+    default_mode: Mode = "auto"
+
+    def __init__(
+        self,
+        config: dict[str, Any] | None = None,
+        *,
+        brain: ChatEngine | None = None,
+        toolboxes: Iterable[ToolBox] | None = None,
+        bus: Any = None,
+    ) -> None:
+        super().__init__(config=config)
+        self.settings: LoopConfig = parse_config(config, engine_name=self.engine_name, default_mode=self.default_mode)
+        self.bus = bus
+        self._listeners: list[StepListener] = []
+        self._lock = threading.Lock()
+        self._brain: BrainHandle | None = None
+        if brain is not None:
+            self.set_brain(brain)
+        elif self.settings.brain:
+            _require_installed(self.settings.brain, engine_name=self.engine_name)
+        if toolboxes is None:
+            sections = {name: self.settings.plugin_section(name) for name in self.settings.toolboxes}
+            toolboxes = load_toolboxes(self.settings.toolboxes, sections, bus=bus, engine_name=self.engine_name)
+        self._tools = PersonaTools(list(toolboxes), engine_name=self.engine_name)
+        self._executor = ThreadPoolExecutor(
+            max_workers=self.settings.max_parallel_tools * 2, thread_name_prefix=f"{self.engine_name}-tool"
+        )
+
+    # -- wiring (compatible with upstream ovos-agentic-loop) -------------------------
+    @property
+    def brain(self) -> ChatEngine:
+        """The brain, loaded on first use so that constructing a persona stays cheap."""
+        return self._brain_handle().engine
+
+    def set_brain(self, brain: ChatEngine) -> None:
+        """Use ``brain`` for every following turn."""
+        name = self.settings.brain or type(brain).__name__
+        self._brain = BrainHandle.wrap(brain, name)
+        if self.settings.mode == "native" and not self._brain.supports_tools:
+            LOG.warning(
+                f"{self.engine_name}: mode 'native' but brain {name!r} has no native tool calling "
+                "(supports_tools is False); using the text protocol instead"
+            )
+
+    @property
+    def toolboxes(self) -> list[ToolBox]:
+        return list(self._tools.toolboxes)
+
+    def load_toolboxes(self, toolboxes: Iterable[ToolBox]) -> None:
+        """Replace the persona's toolboxes."""
+        self._tools = PersonaTools(list(toolboxes), engine_name=self.engine_name)
+
+    @property
+    def max_iterations(self) -> int:
+        return self.settings.max_iterations
+
+    def add_step_listener(self, listener: StepListener) -> None:
+        """Call ``listener(StepEvent)`` for every step of every turn (from the turn's thread)."""
+        self._listeners.append(listener)
+
+    def remove_step_listener(self, listener: StepListener) -> None:
+        self._listeners.remove(listener)
+
+    # -- the ChatEngine contract ----------------------------------------------------
+    def continue_chat(  # type: ignore[override]
+        self,
+        messages: list[AgentMessage],
+        session_id: str = "default",
+        lang: str | None = None,
+        units: str | None = None,
+        tools: Any = None,
+    ) -> AgentMessage:
+        """Run one turn and return the final assistant message.
+
+        ``tools``: the caller's tools (OpenAI tool dicts or ToolBoxes), offered beside
+        the persona's. When the model calls one of them, the returned message carries
+        those ``tool_calls`` for the caller to run; send the TOOL results back in the
+        next call to continue.
+        """
+        turn = self._new_turn(messages, session_id, lang, units, tools)
+        run = turn.run(stream=False)
+        while True:
+            try:
+                next(run)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+
+    def stream_tokens(  # type: ignore[override]
+        self,
+        messages: list[AgentMessage],
+        session_id: str = "default",
+        lang: str | None = None,
+        units: str | None = None,
+        tools: Any = None,
+    ) -> Iterator[str]:
+        """The final answer's text as the model writes it (tool steps run silently first)."""
+        turn = self._new_turn(messages, session_id, lang, units, tools)
+        run = turn.run(stream=True)
+        spoken = False
+        while True:
+            try:
+                delta = next(run)
+            except StopIteration as done:
+                final: AgentMessage = done.value
+                break
+            spoken = True
+            yield delta
+        if not spoken and final.content:
+            yield final.content  # the answer came from a call that could not stream
+
+    def stream_sentences(  # type: ignore[override]
+        self,
+        messages: list[AgentMessage],
+        session_id: str = "default",
+        lang: str | None = None,
+        units: str | None = None,
+        tools: Any = None,
+    ) -> Iterator[str]:
+        """Complete sentences of the final answer, each as soon as it is written (for TTS)."""
+        from ovos_agentic_loop.sentences import SentenceSplitter
+
+        splitter = SentenceSplitter()
+        for delta in self.stream_tokens(messages, session_id=session_id, lang=lang, units=units, tools=tools):
+            yield from splitter.feed(delta)
+        yield from splitter.flush()
+
+    # -- internals ------------------------------------------------------------------
+    def _new_turn(
+        self, messages: list[AgentMessage], session_id: str, lang: str | None, units: str | None, tools: Any
+    ) -> Turn:
+        brain = self._brain_handle()
+        toolset: ToolSet = self._tools.current()
+        if tools:
+            toolset = toolset.with_caller_tools(tools, engine_name=self.engine_name)
+        text_mode = self.settings.mode == "text" or not brain.supports_tools
+        setup = TurnSetup(
+            engine_name=self.engine_name,
+            config=self.settings,
+            brain=brain,
+            toolset=toolset,
+            text_mode=text_mode,
+            executor=self._executor,
+            emit=self._emit,
+        )
+        return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
+
+    def _brain_handle(self) -> BrainHandle:
+        if self._brain is None:
+            with self._lock:
+                if self._brain is None:
+                    name = self.settings.brain or DEFAULT_BRAIN
+                    engine = load_brain(name, self.settings.plugin_section(name), engine_name=self.engine_name)
+                    self.set_brain(engine)
+        assert self._brain is not None
+        return self._brain
+
+    def _emit(self, kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
+        event = StepEvent(kind=kind, session_id=session_id, data=data)
+        LOG.debug(f"{self.engine_name} [{session_id}] {kind}: {data}")
+        if self.bus is not None:
+            try:
+                from ovos_bus_client.message import Message
+
+                self.bus.emit(Message(BUS_STEP_TOPIC, {"engine": self.engine_name, **event.as_dict()}))
+            except Exception as exc:  # a broken bus must not break the turn; it is reported
+                LOG.warning(f"{self.engine_name}: could not emit step event on the bus: {exc}")
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception as exc:  # a listener's bug must not break the turn; it is reported
+                LOG.warning(f"{self.engine_name}: step listener {listener!r} raised {type(exc).__name__}: {exc}")
+
+
+def _require_installed(name: str, *, engine_name: str) -> None:
+    """Fail at construction, by name, when the brain's entry point is not installed (no import)."""
+    installed = {ep.name for ep in entry_points(group="opm.agents.chat")}
+    if name not in installed:
+        others = ", ".join(sorted(installed - {"ovos-react-loop", "ovos-native-toolcall-loop"})) or "none"
+        raise PluginNotFound(
+            f"{engine_name}: brain {name!r} is not an installed chat plugin. Installed chat plugins: {others}. "
+            "'brain' takes an entry-point name (e.g. 'ovos-openai-brain' or 'ovos-chat-openai-plugin'), not a "
+            "package name (e.g. not 'ovos-openai-plugin'); install the package that provides it."
+        )
+
+
+class ReActLoopEngine(AgentLoopEngine):
+    """``ovos-react-loop``: native tool calls when the brain supports them, the text protocol otherwise,
+    and calls written in the reply text are run either way (``mode: auto``)."""
+
+    engine_name = "ovos-react-loop"
+    default_mode: Mode = "auto"
+
+
+class NativeToolCallEngine(AgentLoopEngine):
+    """``ovos-native-toolcall-loop``: the same loop in ``mode: native`` (the brain's native tool calls)."""
+
+    engine_name = "ovos-native-toolcall-loop"
+    default_mode: Mode = "native"

@@ -1,0 +1,151 @@
+"""Running the tool calls of one reply, and turning every outcome into what the model sees.
+
+:func:`observation_for_error` is the ONE place where a tool failure becomes an
+observation: an unknown tool (with the available names), invalid arguments (the
+field-level errors and the expected arguments), the tool raised (type and
+message), a timeout. Successful outputs are rendered as JSON, never a Python repr.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import Executor, Future, wait
+from dataclasses import dataclass
+from typing import Any
+
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+from ovos_plugin_manager.templates.agents import ToolCall
+from pydantic import BaseModel, ValidationError
+
+from ovos_agentic_loop.protocol import compact_arguments
+from ovos_agentic_loop.toolset import ToolSet
+
+__all__ = ["ToolOutcome", "ToolTimeout", "UnknownTool", "observation_for_error", "render_output", "run_calls"]
+
+
+class UnknownTool(LookupError):
+    """The model called a name that no toolbox provides."""
+
+
+class ToolTimeout(TimeoutError):
+    """A tool did not finish within ``tool_timeout``."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    call: ToolCall
+    ok: bool
+    observation: str  # exactly what the model sees
+    duration_s: float
+    error: str | None = None  # short form for logs and step events
+
+
+def run_calls(
+    calls: list[ToolCall],
+    toolset: ToolSet,
+    executor: Executor,
+    *,
+    timeout: float,
+    max_chars: int,
+) -> list[ToolOutcome]:
+    """Run persona tool calls concurrently; outcomes come back in call order.
+
+    A call that exceeds ``timeout`` is reported as timed out and abandoned (a Python
+    thread cannot be killed; the bundled toolboxes bound their own work so such a
+    thread ends by itself), so the loop never hangs on a tool.
+    """
+    started = time.monotonic()
+    futures: list[Future[tuple[Any, float]] | None] = []
+    for call in calls:
+        toolbox = toolset.owners.get(call.name)
+        futures.append(None if toolbox is None else executor.submit(_timed_call, toolbox, call))
+    wait([f for f in futures if f is not None], timeout=timeout)
+
+    outcomes: list[ToolOutcome] = []
+    for call, future in zip(calls, futures):
+        try:
+            if future is None:
+                raise UnknownTool(call.name)
+            if not future.done():
+                future.cancel()
+                raise ToolTimeout(timeout)
+            output, duration = future.result()
+        except BaseException as exc:  # every failure becomes an observation; nothing escapes the loop
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            text = observation_for_error(exc, call, toolset)
+            duration = time.monotonic() - started
+            outcomes.append(ToolOutcome(call, False, _cut(text, max_chars), duration, error=text.split("\n")[0]))
+            continue
+        outcomes.append(ToolOutcome(call, True, _cut(render_output(output), max_chars), duration))
+    return outcomes
+
+
+def _timed_call(toolbox: ToolBox, call: ToolCall) -> tuple[Any, float]:
+    started = time.monotonic()
+    if not isinstance(call.arguments, dict):
+        raise TypeError(f"arguments must be a JSON object, got {type(call.arguments).__name__}")
+    return toolbox.call_tool(call.name, dict(call.arguments)), time.monotonic() - started
+
+
+def render_output(output: Any) -> str:
+    """A tool's output as compact JSON text."""
+    if isinstance(output, BaseModel):
+        output = output.model_dump(mode="json")
+    try:
+        return json.dumps(output, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return json.dumps(str(output), ensure_ascii=False)
+
+
+def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) -> str:
+    """The observation the model sees for a failed call: what went wrong and how to fix the call."""
+    name = call.name
+    if isinstance(exc, UnknownTool):
+        available = ", ".join(toolset.names) or "none"
+        return f"Error: there is no tool named {name!r}. Available tools: {available}."
+    if isinstance(exc, ToolTimeout):
+        return (
+            f"Error: {name} did not finish within {exc.args[0]:g} seconds and was stopped. "
+            "Try a smaller request or another way."
+        )
+    if isinstance(exc, TypeError) and "arguments must be a JSON object" in str(exc):
+        return f"Error: {name}: {exc}. Expected arguments: {_expected(name, toolset)}"
+    validation = _find_cause(exc, ValidationError)
+    if validation is not None and isinstance(exc, ValueError):  # OPM: bad input -> ValueError
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}" for err in validation.errors()
+        )
+        return f"Error: invalid arguments for {name}: {problems}. Expected arguments: {_expected(name, toolset)}"
+    if validation is not None:  # OPM: bad output -> RuntimeError; a bug in the tool, not the call
+        return f"Error: {name} returned a result that does not match its schema (a tool bug): {validation}"
+    root = _root_cause(exc)
+    message = str(root) or "no message"
+    return f"Error: {name} failed: {type(root).__name__}: {message}"
+
+
+def _expected(name: str, toolset: ToolSet) -> str:
+    return json.dumps(compact_arguments(toolset.schemas.get(name) or {}), ensure_ascii=False)
+
+
+def _find_cause(exc: BaseException, kind: type[ValidationError]) -> ValidationError | None:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, kind):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    # OPM wraps a tool's exception in "Tool execution failed for ..."; the model needs the original.
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return exc
+
+
+def _cut(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    return text[:max_chars] + f" ... [cut: {len(text) - max_chars} more characters not shown]"

@@ -1,0 +1,288 @@
+"""One turn of the loop: ask the model, run the tools it calls, feed the results back, answer.
+
+All per-turn state lives in a :class:`Turn`, created for each ``continue_chat``
+call, so one engine serves any number of sessions at once. The transcript is
+always kept in native form (assistant ``tool_calls`` + TOOL messages); for a brain
+that speaks the text protocol it is rendered into ``Action:`` / ``Observation:``
+text just before each call.
+
+``Turn.run`` is a generator: it yields the final answer's text deltas as they are
+generated (when streaming) and returns the final ``AgentMessage``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Generator
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
+
+from ovos_agentic_loop.brain_call import BrainCallTimeout, BrainHandle, call_brain
+from ovos_agentic_loop.config import LoopConfig
+from ovos_agentic_loop.events import StepEvent, StepKind
+from ovos_agentic_loop.observations import ToolOutcome, run_calls
+from ovos_agentic_loop.protocol import (
+    NATIVE_GUIDANCE,
+    ParsedCall,
+    ParsedReply,
+    clean_answer,
+    parse_reply,
+    render_call,
+    text_tool_prompt,
+)
+from ovos_agentic_loop.stream_gate import FinalAnswerGate
+from ovos_agentic_loop.toolset import ToolSet
+
+__all__ = ["Turn", "TurnSetup"]
+
+STOP_SEQUENCES = ["\nObservation:", "Observation:"]
+NO_ANSWER = "I'm sorry, I could not come up with an answer to that."
+REPEATS_ALLOWED = 2  # the third identical call is refused and the turn ends
+
+
+@dataclass(frozen=True)
+class TurnSetup:
+    """What a turn needs from the engine; nothing here changes during the turn."""
+
+    engine_name: str
+    config: LoopConfig
+    brain: BrainHandle
+    toolset: ToolSet
+    text_mode: bool
+    executor: Executor
+    emit: Callable[[StepKind, str, dict[str, Any]], None]
+
+
+@dataclass
+class Turn:
+    setup: TurnSetup
+    incoming: list[AgentMessage]
+    session_id: str = "default"
+    lang: str | None = None
+    units: str | None = None
+    # per-turn state
+    transcript: list[AgentMessage] = field(default_factory=list)
+    iterations: int = 0
+    corrections: int = 0
+    call_counts: Counter[str] = field(default_factory=Counter)
+    started: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.transcript = self._with_system_prompt(self.incoming)
+        self.deadline = self.started + self.setup.config.time_budget
+
+    # -- the loop -------------------------------------------------------------------
+    def run(self, stream: bool = False) -> Generator[str, None, AgentMessage]:
+        cfg, toolset = self.setup.config, self.setup.toolset
+        self._emit("turn_start", mode="text" if self.setup.text_mode else "native", tools=toolset.names)
+        try:
+            while True:
+                if self.iterations >= cfg.max_iterations:
+                    return (yield from self._forced_answer("max_iterations", stream))
+                reply = yield from self._ask(stream=stream, with_tools=True)
+                parsed = self._interpret(reply)
+                if parsed.calls:
+                    calls = self._as_tool_calls(reply, parsed)
+                    caller_calls = [c for c in calls if c.name in toolset.caller_names]
+                    own_calls = [c for c in calls if c.name not in toolset.caller_names]
+                    if caller_calls and not own_calls:
+                        return self._hand_to_caller(caller_calls)
+                    if caller_calls:  # mixed: run ours now; the model asks for the caller's again later
+                        self._emit("notice", message=f"caller tool calls deferred: {[c.name for c in caller_calls]}")
+                    if self._repeated_too_often(own_calls):
+                        return (yield from self._forced_answer("repetition", stream))
+                    self._run_tools(parsed, own_calls)
+                    continue
+                if parsed.problem and self.corrections < cfg.max_corrections:
+                    self.corrections += 1
+                    self._emit("notice", message=f"unparsable reply ({parsed.problem}); asking again")
+                    self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text))
+                    self.transcript.append(AgentMessage(MessageRole.USER, parsed.correction()))
+                    continue
+                answer = parsed.answer if parsed.answer is not None else clean_answer(reply.content)
+                if not answer:
+                    return (yield from self._forced_answer("empty", stream))
+                return self._finish(answer, "answer")
+        except BrainCallTimeout:
+            return self._finish(
+                f"I'm sorry, that took longer than my time limit of {cfg.time_budget:g} seconds.", "time_budget"
+            )
+
+    def _ask(self, *, stream: bool, with_tools: bool) -> Generator[str, None, AgentMessage]:
+        """One model call; while streaming, the final-answer part of the reply is yielded."""
+        text_mode = self.setup.text_mode
+        specs = self.setup.toolset.specs if with_tools and not text_mode else None
+        messages = self._rendered() if text_mode else list(self.transcript)
+        started = time.monotonic()
+        gate = FinalAnswerGate()
+        reply: AgentMessage | None = None
+        for item in call_brain(
+            self.setup.brain,
+            messages,
+            deadline=self.deadline,
+            stream=stream,
+            tools=specs,
+            stop=STOP_SEQUENCES if text_mode else None,
+            session_id=self.session_id,
+            lang=self.lang,
+            units=self.units,
+        ):
+            if isinstance(item, str):
+                out = gate.feed(item)
+                if out:
+                    yield out
+            else:
+                reply = item
+        assert reply is not None  # call_brain always ends with the message or raises
+        if with_tools:
+            self.iterations += 1
+        self._emit(
+            "model_call",
+            iteration=self.iterations,
+            duration_s=round(time.monotonic() - started, 4),
+            tool_calls=[c.name for c in reply.tool_calls or []],
+            chars=len(reply.content or ""),
+            usage=getattr(reply, "usage", None),
+            timings=getattr(reply, "timings", None),
+            streamed_chars=len(gate.passed),
+        )
+        return reply
+
+    def _interpret(self, reply: AgentMessage) -> ParsedReply:
+        if reply.tool_calls:
+            calls = [ParsedCall(c.name, c.arguments if isinstance(c.arguments, dict) else {}) for c in reply.tool_calls]
+            return ParsedReply(calls=calls, kept_text=reply.content or "")
+        return parse_reply(reply.content or "", self.setup.toolset.names)
+
+    def _as_tool_calls(self, reply: AgentMessage, parsed: ParsedReply) -> list[ToolCall]:
+        if reply.tool_calls:
+            return list(reply.tool_calls)
+        return [ToolCall(id=f"call_{uuid.uuid4().hex[:12]}", name=c.name, arguments=c.arguments) for c in parsed.calls]
+
+    def _run_tools(self, parsed: ParsedReply, calls: list[ToolCall]) -> None:
+        # The text protocol keeps what the model wrote (up to the invented rest); native keeps it clean.
+        content = parsed.kept_text if self.setup.text_mode else ""
+        self.transcript.append(AgentMessage(MessageRole.ASSISTANT, content, tool_calls=calls))
+        for call in calls:
+            self._emit("tool_call", name=call.name, arguments=call.arguments, call_id=call.id, owner=self._owner(call))
+        cfg = self.setup.config
+        timeout = max(0.01, min(cfg.tool_timeout, self.deadline - time.monotonic()))
+        outcomes = run_calls(
+            calls, self.setup.toolset, self.setup.executor, timeout=timeout, max_chars=cfg.max_observation_chars
+        )
+        for outcome in outcomes:
+            observation = outcome.observation + self._repeat_note(outcome)
+            self._emit(
+                "tool_result",
+                name=outcome.call.name,
+                call_id=outcome.call.id,
+                ok=outcome.ok,
+                duration_s=round(outcome.duration_s, 4),
+                result=outcome.observation if outcome.ok else None,
+                error=outcome.error,
+            )
+            self.transcript.append(
+                AgentMessage(MessageRole.TOOL, observation, tool_call_id=outcome.call.id, name=outcome.call.name)
+            )
+
+    def _forced_answer(self, reason: str, stream: bool) -> Generator[str, None, AgentMessage]:
+        """One last call without tools, asking for the best answer from what is known."""
+        why = {
+            "max_iterations": f"You have used all {self.setup.config.max_iterations} tool steps.",
+            "repetition": "You keep calling the same tool with the same arguments; its result will not change.",
+            "empty": "Your last reply was empty.",
+        }[reason]
+        self._emit("notice", message=f"forcing a final answer: {reason}")
+        self.transcript.append(
+            AgentMessage(
+                MessageRole.USER,
+                f"{why} Do not call any tool now. Give your final answer to the user from the information "
+                "above, in plain sentences." + (" Start it with 'Final Answer:'." if self.setup.text_mode else ""),
+            )
+        )
+        reply = yield from self._ask(stream=stream, with_tools=False)
+        parsed = parse_reply(reply.content or "", self.setup.toolset.names)
+        answer = parsed.answer if parsed.answer is not None and not parsed.calls else ""
+        if not answer:
+            answer = (
+                f"I'm sorry, I could not finish that within {self.setup.config.max_iterations} steps."
+                if reason == "max_iterations"
+                else NO_ANSWER
+            )
+        return self._finish(answer, reason)
+
+    # -- endings --------------------------------------------------------------------
+    def _finish(self, answer: str, reason: str) -> AgentMessage:
+        self._emit(
+            "final",
+            answer=answer,
+            reason=reason,
+            iterations=self.iterations,
+            duration_s=round(time.monotonic() - self.started, 4),
+        )
+        return AgentMessage(MessageRole.ASSISTANT, answer)
+
+    def _hand_to_caller(self, calls: list[ToolCall]) -> AgentMessage:
+        self._emit("final", answer="", reason="caller_tools", calls=[c.name for c in calls], iterations=self.iterations)
+        return AgentMessage(MessageRole.ASSISTANT, "", tool_calls=calls)
+
+    # -- helpers --------------------------------------------------------------------
+    def _repeated_too_often(self, calls: list[ToolCall]) -> bool:
+        for call in calls:
+            self.call_counts[_signature(call)] += 1
+        worst = max((self.call_counts[_signature(c)] for c in calls), default=0)
+        if worst > REPEATS_ALLOWED:
+            self._emit("notice", message=f"the same call was requested {worst} times; ending the turn")
+            return True
+        return False
+
+    def _repeat_note(self, outcome: ToolOutcome) -> str:
+        if self.call_counts[_signature(outcome.call)] >= REPEATS_ALLOWED:
+            return "\n(Note: you already made this exact call; use this result instead of calling again.)"
+        return ""
+
+    def _owner(self, call: ToolCall) -> str:
+        toolbox = self.setup.toolset.owners.get(call.name)
+        return toolbox.toolbox_id if toolbox is not None else "unknown"
+
+    def _emit(self, kind: StepKind, **data: Any) -> None:
+        self.setup.emit(kind, self.session_id, data)
+
+    def _with_system_prompt(self, messages: list[AgentMessage]) -> list[AgentMessage]:
+        """One leading system message: the persona's instructions, then the tool protocol."""
+        parts = [m.content for m in messages if m.role == MessageRole.SYSTEM and m.content]
+        persona = (self.setup.config.system_prompt or "").strip()
+        if persona and not any(persona in p for p in parts):
+            parts.insert(0, persona)
+        toolset = self.setup.toolset
+        if toolset.specs:
+            parts.append(text_tool_prompt(toolset.specs) if self.setup.text_mode else NATIVE_GUIDANCE)
+        rest = [m for m in messages if m.role != MessageRole.SYSTEM]
+        return ([AgentMessage(MessageRole.SYSTEM, "\n\n".join(parts))] if parts else []) + rest
+
+    def _rendered(self) -> list[AgentMessage]:
+        """The transcript in text-protocol form, for a brain without native tool calling."""
+        out: list[AgentMessage] = []
+        for message in self.transcript:
+            if message.role == MessageRole.ASSISTANT and message.tool_calls:
+                text = message.content or "\n".join(render_call(c.name, c.arguments) for c in message.tool_calls)
+                out.append(AgentMessage(MessageRole.ASSISTANT, text))
+            elif message.role == MessageRole.TOOL:
+                observation = f"Observation: {message.content}"
+                if out and out[-1].role == MessageRole.USER and out[-1].content.startswith("Observation"):
+                    out[-1] = AgentMessage(MessageRole.USER, f"{out[-1].content}\n{observation}")
+                else:
+                    out.append(AgentMessage(MessageRole.USER, observation))
+            else:
+                out.append(message)
+        return out
+
+
+def _signature(call: ToolCall) -> str:
+    return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
