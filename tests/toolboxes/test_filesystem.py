@@ -1,0 +1,224 @@
+"""Behaviour of ovos-filesystem-tools, reached through OPM the way a loop reaches it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+
+
+@pytest.fixture(scope="module")
+def toolbox_cls() -> type[ToolBox]:
+    return find_toolbox_plugins()["ovos-filesystem-tools"]
+
+
+@pytest.fixture
+def make(toolbox_cls: type[ToolBox], sandbox_dirs: tuple[Path, Path]) -> Any:
+    root, _ = sandbox_dirs
+
+    def build(**config: Any) -> ToolBox:
+        return toolbox_cls(config={"root_path": str(root), **config})
+
+    return build
+
+
+def cause(excinfo: pytest.ExceptionInfo[BaseException]) -> BaseException:
+    """The tool's own exception, which OPM wraps in RuntimeError and the engine shows the model."""
+    assert isinstance(excinfo.value, RuntimeError)
+    assert excinfo.value.__cause__ is not None
+    return excinfo.value.__cause__
+
+
+def test_lists_all_five_tools_with_schemas(make: Any) -> None:
+    tb = make()
+    assert set(tb.tools) == {"read_file", "write_file", "list_directory", "search_in_files", "find_files"}
+    schemas = {t["name"]: t["argument_schema"]["properties"] for t in tb.tool_json_list}
+    assert set(schemas["read_file"]) == {"path", "offset", "limit"}
+    assert set(schemas["search_in_files"]) == {"pattern", "path", "glob"}
+    assert set(schemas["find_files"]) == {"glob", "path"}
+    assert "DISABLED" in tb.tools["write_file"].description
+
+
+def test_bad_config_is_a_clear_error(toolbox_cls: type[ToolBox], tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not an existing folder"):
+        toolbox_cls(config={"root_path": str(tmp_path / "missing")})
+    with pytest.raises(ValueError, match="max_read_bytes"):
+        toolbox_cls(config={"root_path": str(tmp_path), "max_read_bytes": -1})
+
+
+def test_read_file_relative_and_absolute_inside_root(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    tb = make()
+    out = tb.call_tool("read_file", {"path": "notes/todo.txt"})
+    assert out.content == "buy milk\nTODO: call Ana\n"
+    assert out.path == "notes/todo.txt"
+    assert (out.truncated, out.next_offset, out.size_bytes) == (False, None, 24)
+    again = tb.call_tool("read_file", {"path": str(root / "notes" / "todo.txt")})
+    assert again.content == out.content and again.path == "notes/todo.txt"
+
+
+def test_read_file_pages_through_a_large_file(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    lines = [f"line {i:05d} é\n" for i in range(10000)]
+    (root / "big.txt").write_text("".join(lines), encoding="utf-8")
+    tb = make()
+    out = tb.call_tool("read_file", {"path": "big.txt"})
+    assert out.truncated and len(out.content.encode()) <= 65536
+    assert out.content.endswith("\n"), "a page ends on a whole line"
+    assert f"offset={out.next_offset}" in out.note
+    text = out.content
+    while out.next_offset is not None:
+        out = tb.call_tool("read_file", {"path": "big.txt", "offset": out.next_offset, "limit": 100000})
+        text += out.content
+    assert text == "".join(lines)
+
+
+def test_read_file_small_limit_never_splits_a_character(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    (root / "u.txt").write_text("ééééé", encoding="utf-8")  # 10 bytes, no newline
+    tb = make()
+    out = tb.call_tool("read_file", {"path": "u.txt", "limit": 3})
+    assert out.content == "é" and out.next_offset == 2
+    mid = tb.call_tool("read_file", {"path": "u.txt", "offset": 3, "limit": 5})
+    assert mid.content == "éé" and mid.offset == 4
+
+
+def test_read_file_reports_binary_and_missing(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    (root / "img.bin").write_bytes(b"\x89PNG\x00\x01\x02" * 100)
+    tb = make()
+    out = tb.call_tool("read_file", {"path": "img.bin"})
+    assert out.content == "" and "binary file (700 bytes)" in out.note
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool("read_file", {"path": "notes/nope.txt"})
+    assert isinstance(cause(excinfo), FileNotFoundError)
+    assert "find_files" in str(cause(excinfo))
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool("read_file", {"path": "notes"})
+    assert "list_directory" in str(cause(excinfo))
+
+
+def test_write_file_refused_when_not_allowed(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    tb = make()
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool("write_file", {"path": "a.txt", "content": "x"})
+    assert isinstance(cause(excinfo), PermissionError)
+    assert "allow_write" in str(cause(excinfo))
+    assert not (root / "a.txt").exists()
+
+
+def test_write_file_creates_folders_and_replaces_atomically(
+    make: Any, sandbox_dirs: tuple[Path, Path]
+) -> None:
+    root, _ = sandbox_dirs
+    tb = make(allow_write=True)
+    assert "DISABLED" not in tb.tools["write_file"].description
+    out = tb.call_tool("write_file", {"path": "new/deep/a.txt", "content": "olá\n"})
+    assert (out.path, out.bytes_written, out.created) == ("new/deep/a.txt", 5, True)
+    assert (root / "new" / "deep" / "a.txt").read_text() == "olá\n"
+    os.chmod(root / "notes" / "todo.txt", 0o640)
+    again = tb.call_tool("write_file", {"path": "notes/todo.txt", "content": "done\n"})
+    assert again.created is False
+    assert (root / "notes" / "todo.txt").read_text() == "done\n"
+    assert (root / "notes" / "todo.txt").stat().st_mode & 0o777 == 0o640, "permissions are kept"
+    assert sorted(p.name for p in (root / "notes").iterdir()) == ["todo.txt"], "no temp file left"
+
+
+def test_write_file_bounds_and_folder_target(make: Any) -> None:
+    tb = make(allow_write=True, max_write_bytes=10)
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool("write_file", {"path": "a.txt", "content": "x" * 11})
+    assert "limit is 10" in str(cause(excinfo))
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool("write_file", {"path": "notes", "content": "x"})
+    assert isinstance(cause(excinfo), IsADirectoryError)
+
+
+def test_write_through_link_inside_root_updates_the_target(
+    make: Any, sandbox_dirs: tuple[Path, Path]
+) -> None:
+    root, _ = sandbox_dirs
+    (root / "alias.txt").symlink_to("notes/todo.txt")
+    tb = make(allow_write=True)
+    out = tb.call_tool("write_file", {"path": "alias.txt", "content": "new\n"})
+    assert out.path == "notes/todo.txt"
+    assert (root / "alias.txt").is_symlink()
+    assert (root / "notes" / "todo.txt").read_text() == "new\n"
+
+
+def test_list_directory(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    (root / "a.md").write_text("a")
+    (root / "b.txt").write_text("b")
+    tb = make()
+    out = tb.call_tool("list_directory", {"path": "."})
+    assert out.entries == ["a.md", "b.txt", "notes/"]
+    assert tb.call_tool("list_directory", {"path": ".", "pattern": "*.md"}).entries == ["a.md"]
+    assert tb.call_tool("list_directory", {"path": "notes"}).entries == ["notes/todo.txt"]
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool("list_directory", {"path": "b.txt"})
+    assert "read_file" in str(cause(excinfo))
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool("list_directory", {"path": ".", "pattern": "notes/*"})
+    assert "find_files" in str(cause(excinfo))
+
+
+def test_list_directory_is_bounded(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    for i in range(30):
+        (root / f"f{i:02d}.txt").write_text("")
+    out = make(max_results=5).call_tool("list_directory", {"path": "."})
+    assert out.entries == [f"f{i:02d}.txt" for i in range(5)]
+    assert out.total == 31 and out.truncated
+
+
+def test_find_files_by_name_anywhere_and_by_path(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    (root / "docs" / "api").mkdir(parents=True)
+    (root / "docs" / "index.md").write_text("")
+    (root / "docs" / "api" / "ref.md").write_text("")
+    (root / "readme.MD").write_text("")
+    tb = make()
+    assert tb.call_tool("find_files", {"glob": "*.md"}).files == ["docs/api/ref.md", "docs/index.md"]
+    assert tb.call_tool("find_files", {"glob": "docs/*.md"}).files == ["docs/index.md"]
+    assert tb.call_tool("find_files", {"glob": "docs/**/*.md"}).files == ["docs/api/ref.md", "docs/index.md"]
+    assert tb.call_tool("find_files", {"glob": "*.{md,MD}"}).total == 3
+    assert tb.call_tool("find_files", {"glob": "*.md", "path": "docs/api"}).files == ["docs/api/ref.md"]
+    assert tb.call_tool("find_files", {"glob": "*.py"}).files == []
+
+
+def test_search_in_files(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    (root / "src").mkdir()
+    (root / "src" / "a.py").write_text("x = 1\n# todo: later\n# TODO now\n")
+    (root / "blob.bin").write_bytes(b"TODO\x00")
+    tb = make()
+    out = tb.call_tool("search_in_files", {"pattern": "TODO"})
+    assert [(m.file, m.line_number, m.line) for m in out.matches] == [
+        ("notes/todo.txt", 2, "TODO: call Ana"),
+        ("src/a.py", 3, "# TODO now"),
+    ]
+    assert "1 binary file(s) were skipped" in out.note
+    assert tb.call_tool("search_in_files", {"pattern": "(?i)todo", "glob": "*.py"}).total == 2
+    assert tb.call_tool("search_in_files", {"pattern": "milk", "path": "notes/todo.txt"}).total == 1
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool("search_in_files", {"pattern": "call("})
+    assert "not a valid regular expression" in str(cause(excinfo))
+
+
+def test_search_bounds_matches_line_length_and_file_size(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    (root / "many.txt").write_text("hit\n" * 50 + "x" * 1000 + "hit" + "y" * 1000 + "\n")
+    (root / "huge.txt").write_text("hit\n" * 1000)
+    tb = make(max_results=10, max_line_chars=50, max_search_file_bytes=3000)
+    out = tb.call_tool("search_in_files", {"pattern": "hit", "glob": "many.txt"})
+    assert out.total == 10 and out.truncated and "stopped after 10 matches" in out.note
+    long_line = make(max_line_chars=50).call_tool("search_in_files", {"pattern": "xhity", "glob": "many.txt"})
+    assert len(long_line.matches[0].line) <= 52 and "xhity" in long_line.matches[0].line
+    skipped = tb.call_tool("search_in_files", {"pattern": "hit", "glob": "huge.txt"})
+    assert skipped.total == 0 and "over 3000 bytes were not searched" in skipped.note

@@ -1,0 +1,112 @@
+"""Regular-expression search over files with bounds on time, file size and output.
+
+Patterns run on the ``regex`` engine with its ``timeout=`` argument: a pattern that backtracks
+catastrophically (``(a+)+$``) is stopped when the call's time budget runs out instead of hanging
+the process, and the model gets what was found so far plus a note telling it to simplify.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+import regex
+
+from toolboxes._fs_io import SNIFF_BYTES
+from toolboxes._paths import Sandbox, check_text, open_regular_file
+
+MAX_PATTERN_CHARS = 500
+CONTEXT_CHARS = 120
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One matching line; ``file`` is relative to the root."""
+
+    file: str
+    line_number: int
+    line: str
+
+
+@dataclass
+class SearchState:
+    """What a search found so far and why it may have stopped early."""
+
+    max_matches: int
+    max_line_chars: int
+    max_file_bytes: int
+    deadline: float
+    hits: list[Hit] = field(default_factory=list)
+    total: int = 0
+    files_searched: int = 0
+    skipped_large: int = 0
+    skipped_binary: int = 0
+    timed_out: bool = False
+
+    @property
+    def stopped(self) -> bool:
+        """Whether no more files should be searched."""
+        return self.timed_out or self.total >= self.max_matches
+
+
+def compile_pattern(pattern: str) -> regex.Pattern[str]:
+    """Compile a model-supplied pattern, turning the engine's error into advice."""
+    check_text(pattern, "pattern")
+    if not pattern:
+        raise ValueError("pattern is empty; give the text or regular expression to look for, such as 'TODO'")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise ValueError(f"pattern is longer than {MAX_PATTERN_CHARS} characters; search for a shorter piece")
+    try:
+        return regex.compile(pattern)
+    except regex.error as exc:
+        raise ValueError(
+            f"pattern {pattern!r} is not a valid regular expression ({exc}); "
+            "to find literal text put a backslash before special characters such as \\( \\. \\*"
+        ) from None
+
+
+def search_file(sandbox: Sandbox, real_path: str, compiled: regex.Pattern[str], state: SearchState) -> None:
+    """Search one file found by the walk; binary and over-large files are counted, not read."""
+    target = sandbox.resolve(real_path)
+    try:
+        with sandbox.open_dir(target.parts[:-1]) as dir_fd:
+            fd = open_regular_file(dir_fd, target.parts[-1])
+    except OSError:
+        return  # Vanished or not a regular file: nothing to search.
+    with os.fdopen(fd, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size > state.max_file_bytes:
+            state.skipped_large += 1
+            return
+        data = handle.read(state.max_file_bytes + 1)
+    if b"\x00" in data[:SNIFF_BYTES]:
+        state.skipped_binary += 1
+        return
+    state.files_searched += 1
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+        remaining = state.deadline - time.monotonic()
+        if remaining <= 0:
+            state.timed_out = True
+            return
+        try:
+            match = compiled.search(line, timeout=remaining)
+        except TimeoutError:
+            state.timed_out = True
+            return
+        if match is None:
+            continue
+        state.total += 1
+        state.hits.append(Hit(target.rel, number, _excerpt(line, match.start(), state.max_line_chars)))
+        if state.stopped:
+            return
+
+
+def _excerpt(line: str, start: int, limit: int) -> str:
+    """The line, or a window of it around the match when the line is long."""
+    line = line.rstrip()
+    if len(line) <= limit:
+        return line
+    # Show some text before the match, but never so much that the match falls out of the window.
+    begin = max(0, min(start - min(CONTEXT_CHARS, limit // 3), len(line) - limit))
+    text = line[begin : begin + limit]
+    return ("…" if begin else "") + text + ("…" if begin + limit < len(line) else "")

@@ -1,0 +1,377 @@
+"""ovos-filesystem-tools: read, write, list and search files inside one root folder.
+
+Every path, glob and pattern a model supplies is confined to ``root_path`` (see ``_paths`` and
+``_fs_glob``), every output is bounded, and writes are atomic and off unless ``allow_write``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toolboxes._fs_glob import Glob, Walk, compile_glob
+from toolboxes._fs_io import atomic_write, read_chunk
+from toolboxes._fs_search import SearchState, compile_pattern, search_file
+from toolboxes._paths import InRoot, Sandbox
+
+TOOLBOX_ID = "ovos-filesystem-tools"
+PATH_HELP = "Path relative to the root folder, such as 'notes/todo.txt'. '.' is the root itself."
+
+
+class FileSystemSettings(BaseModel):
+    """Configuration of ``ovos-filesystem-tools``; unknown keys are ignored."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    root_path: str = Field(".", description="Folder every path lives in (default '.', the working folder).")
+    allow_write: bool = Field(False, description="Whether write_file may change files (default False).")
+    max_read_bytes: int = Field(65536, gt=0, description="Most bytes one read_file call returns (64 KiB).")
+    max_write_bytes: int = Field(1048576, gt=0, description="Largest content write_file accepts (1 MiB).")
+    max_results: int = Field(100, gt=0, description="Most entries, files or matches one call returns.")
+    max_line_chars: int = Field(240, gt=0, description="Longest line search_in_files shows.")
+    max_search_file_bytes: int = Field(1048576, gt=0, description="Files larger are not searched (1 MiB).")
+    search_timeout: float = Field(1.0, gt=0, description="Seconds one search or walk may take.")
+    max_walk_entries: int = Field(20000, gt=0, description="Most folder entries one call looks at.")
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any] | None) -> FileSystemSettings:
+        """Parse the plugin config, with an error that names the bad key."""
+        try:
+            return cls.model_validate(config or {})
+        except ValidationError as exc:
+            raise ValueError(f"invalid {TOOLBOX_ID} config: {exc}") from None
+
+
+# --- arguments and outputs -------------------------------------------------------------------
+
+
+class ReadFileArgs(ToolArguments):
+    path: str = Field(description=PATH_HELP)
+    offset: int = Field(0, ge=0, description="Byte position to start at. Use next_offset from the last call.")
+    limit: int | None = Field(None, gt=0, description="Most bytes to return (default and maximum 65536).")
+
+
+class ReadFileOutput(ToolOutput):
+    path: str = Field(description="The file, relative to the root.")
+    content: str = Field(description="Text read, UTF-8. Empty for a binary file.")
+    offset: int = Field(description="Byte position where content starts.")
+    next_offset: int | None = Field(
+        description="Byte position to continue from; null at the end of the file."
+    )
+    size_bytes: int = Field(description="Size of the whole file in bytes.")
+    truncated: bool = Field(description="True when the file goes on after this content.")
+    note: str = Field("", description="What to do next, or why nothing was shown.")
+
+
+class WriteFileArgs(ToolArguments):
+    path: str = Field(description=PATH_HELP + " Missing folders are created.")
+    content: str = Field(description="The complete new text of the file (UTF-8). Replaces any old content.")
+
+
+class WriteFileOutput(ToolOutput):
+    path: str = Field(description="The file written, relative to the root.")
+    bytes_written: int = Field(description="Size of the new file in bytes.")
+    created: bool = Field(description="True if the file is new, False if an old file was replaced.")
+
+
+class ListDirectoryArgs(ToolArguments):
+    path: str = Field(".", description="Folder relative to the root; '.' is the root.")
+    pattern: str = Field("*", description="Filter on entry names, such as '*.txt'. '*' shows all.")
+
+
+class ListDirectoryOutput(ToolOutput):
+    path: str = Field(description="The folder listed, relative to the root.")
+    entries: list[str] = Field(description="Paths relative to the root; folders end with '/'.")
+    total: int = Field(description="Number of matching entries seen.")
+    truncated: bool = Field(description="True when more entries exist than were shown.")
+
+
+class SearchInFilesArgs(ToolArguments):
+    pattern: str = Field(
+        description="Regular expression to find in each line, such as 'TODO' or '(?i)error'."
+    )
+    path: str = Field(".", description="Folder (searched with its subfolders) or file, relative to the root.")
+    glob: str = Field("*", description="Which files to search: '*.py' at any depth, 'src/**/*.md' by path.")
+
+
+class SearchMatch(BaseModel):
+    file: str = Field(description="File relative to the root.")
+    line_number: int = Field(description="Line number, starting at 1.")
+    line: str = Field(description="The matching line (long lines are cut around the match).")
+
+
+class SearchInFilesOutput(ToolOutput):
+    matches: list[SearchMatch] = Field(description="Matching lines in file and line order.")
+    total: int = Field(description="Number of matches shown.")
+    files_searched: int = Field(description="Number of text files searched.")
+    truncated: bool = Field(description="True when the search stopped early; see note.")
+    note: str = Field("", description="Why the search stopped early or skipped files.")
+
+
+class FindFilesArgs(ToolArguments):
+    glob: str = Field(
+        description="File name pattern: '*.py' matches at any depth; 'docs/*.md' matches by path."
+    )
+    path: str = Field(".", description="Folder to search in (with its subfolders), relative to the root.")
+
+
+class FindFilesOutput(ToolOutput):
+    files: list[str] = Field(description="Matching files, relative to the root, in name order.")
+    total: int = Field(description="Number of files shown.")
+    truncated: bool = Field(description="True when more files may match than were shown.")
+
+
+# --- toolbox ---------------------------------------------------------------------------------
+
+
+class FileSystemToolBox(ToolBox):
+    """Files inside one root folder, for agents.
+
+    Config keys (see :class:`FileSystemSettings` for every bound): ``root_path`` (default ``"."``),
+    ``allow_write`` (default ``False``).
+    """
+
+    def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
+        # ToolBox.__init__ calls discover_tools and swallows its errors: set state first.
+        self.settings = FileSystemSettings.from_config(config)
+        self.sandbox = Sandbox(self.settings.root_path)
+        super().__init__(TOOLBOX_ID, config, bus)
+
+    def discover_tools(self) -> list[AgentTool]:
+        """The five file tools; write_file stays listed but refuses when writing is off."""
+        write_state = (
+            "Replaces the whole file; create folders as needed."
+            if self.settings.allow_write
+            else "DISABLED here: every call is refused (allow_write is off)."
+        )
+        return [
+            AgentTool(
+                "read_file",
+                f"Read a text file. Returns at most {self.settings.max_read_bytes} bytes; "
+                "if truncated, call again with offset=next_offset.",
+                ReadFileArgs,
+                ReadFileOutput,
+                self.read_file,
+            ),
+            AgentTool(
+                "write_file",
+                f"Write text to a file (UTF-8). {write_state}",
+                WriteFileArgs,
+                WriteFileOutput,
+                self.write_file,
+            ),
+            AgentTool(
+                "list_directory",
+                "List the files and folders directly inside one folder. Folders end with '/'.",
+                ListDirectoryArgs,
+                ListDirectoryOutput,
+                self.list_directory,
+            ),
+            AgentTool(
+                "search_in_files",
+                "Find lines matching a regular expression in files under a folder. "
+                "Returns file, line_number and line for each match.",
+                SearchInFilesArgs,
+                SearchInFilesOutput,
+                self.search_in_files,
+            ),
+            AgentTool(
+                "find_files",
+                "Find files by name pattern under a folder and its subfolders, such as '*.md'.",
+                FindFilesArgs,
+                FindFilesOutput,
+                self.find_files,
+            ),
+        ]
+
+    # --- tools -------------------------------------------------------------------------------
+
+    def read_file(self, args: ReadFileArgs) -> ReadFileOutput:
+        """Read one bounded chunk of a text file."""
+        target = self.sandbox.resolve(args.path)
+        self._require_file(target)
+        limit = min(args.limit or self.settings.max_read_bytes, self.settings.max_read_bytes)
+        chunk = read_chunk(self.sandbox, target, args.offset, limit)
+        if chunk.binary:
+            return ReadFileOutput(
+                path=target.rel,
+                content="",
+                offset=0,
+                next_offset=None,
+                size_bytes=chunk.size,
+                truncated=False,
+                note=f"binary file ({chunk.size} bytes), not shown; read_file only shows text",
+            )
+        text = chunk.data.decode("utf-8", errors="replace")
+        more = chunk.end < chunk.size
+        notes = []
+        if more:
+            notes.append(
+                f"output cut at byte {chunk.end} of {chunk.size}; "
+                f"call read_file with offset={chunk.end} to read on"
+            )
+        if "\ufffd" in text:
+            notes.append("some bytes were not valid UTF-8 and are shown as \ufffd")
+        return ReadFileOutput(
+            path=target.rel,
+            content=text,
+            offset=chunk.offset,
+            next_offset=chunk.end if more else None,
+            size_bytes=chunk.size,
+            truncated=more,
+            note="; ".join(notes),
+        )
+
+    def write_file(self, args: WriteFileArgs) -> WriteFileOutput:
+        """Atomically replace (or create) one file."""
+        if not self.settings.allow_write:
+            raise PermissionError(
+                "writing files is disabled in this setup (allow_write is off); "
+                "tell the user the file could not be written, or show the text in your answer instead"
+            )
+        target = self.sandbox.resolve(args.path)
+        data = args.content.encode("utf-8")
+        if len(data) > self.settings.max_write_bytes:
+            raise ValueError(
+                f"content is {len(data)} bytes; the limit is {self.settings.max_write_bytes}: "
+                "write a shorter file"
+            )
+        created = atomic_write(self.sandbox, target, data)
+        return WriteFileOutput(path=target.rel, bytes_written=len(data), created=created)
+
+    def list_directory(self, args: ListDirectoryArgs) -> ListDirectoryOutput:
+        """Entries directly inside one folder whose names match ``pattern``."""
+        folder = self.sandbox.resolve(args.path)
+        self._require_folder(folder, args.path)
+        glob = compile_glob(args.pattern, self.sandbox.root, what="pattern")
+        if not glob.anywhere:
+            raise ValueError(
+                f"pattern {args.pattern!r} filters names in one folder and cannot contain '/'; "
+                "put the folder in path, or use find_files to search subfolders"
+            )
+        shown: list[str] = []
+        total = 0
+        for entry in self._scan(folder):
+            if not glob.matches(entry.name):
+                continue
+            total += 1
+            if len(shown) < self.settings.max_results:
+                rel = self._rel(folder, entry.name)
+                shown.append(rel + "/" if _is_dir(entry) else rel)
+        return ListDirectoryOutput(path=folder.rel, entries=shown, total=total, truncated=total > len(shown))
+
+    def search_in_files(self, args: SearchInFilesArgs) -> SearchInFilesOutput:
+        """Lines matching a regular expression, in files chosen by a folder and a glob."""
+        compiled = compile_pattern(args.pattern)
+        start = self.sandbox.resolve(args.path)
+        glob = compile_glob(args.glob, self.sandbox.root)
+        settings = self.settings
+        deadline = time.monotonic() + settings.search_timeout
+        state = SearchState(
+            settings.max_results, settings.max_line_chars, settings.max_search_file_bytes, deadline
+        )
+        walk = Walk(self.sandbox, settings.max_walk_entries, deadline)
+        if os.path.isfile(start.real):
+            search_file(self.sandbox, start.real, compiled, state)
+        else:
+            self._require_folder(start, args.path)
+            for rel, entry in walk.entries(start.real):
+                if state.stopped:
+                    break
+                if glob.matches(rel) and _is_file(entry):
+                    search_file(self.sandbox, entry.path, compiled, state)
+        return SearchInFilesOutput(
+            matches=[SearchMatch(file=h.file, line_number=h.line_number, line=h.line) for h in state.hits],
+            total=state.total,
+            files_searched=state.files_searched,
+            truncated=state.stopped or walk.truncated,
+            note=_search_note(state, walk.truncated),
+        )
+
+    def find_files(self, args: FindFilesArgs) -> FindFilesOutput:
+        """Files below a folder whose path or name matches a glob."""
+        start = self.sandbox.resolve(args.path)
+        self._require_folder(start, args.path)
+        glob = compile_glob(args.glob, self.sandbox.root)
+        found, truncated = self._find(start, glob)
+        found.sort()
+        return FindFilesOutput(files=found, total=len(found), truncated=truncated)
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _find(self, start: InRoot, glob: Glob) -> tuple[list[str], bool]:
+        walk = Walk(
+            self.sandbox, self.settings.max_walk_entries, time.monotonic() + self.settings.search_timeout
+        )
+        found: list[str] = []
+        for rel, entry in walk.entries(start.real):
+            if glob.matches(rel) and _is_file(entry):
+                if len(found) == self.settings.max_results:
+                    return found, True
+                found.append(self._rel(start, rel))
+        return found, walk.truncated
+
+    def _scan(self, folder: InRoot) -> list[os.DirEntry[str]]:
+        """Entries of one folder in name order, without links that point out of the root."""
+        with os.scandir(folder.real) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+        return [e for e in entries if not e.is_symlink() or self.sandbox.contains_real(e.path)]
+
+    @staticmethod
+    def _rel(folder: InRoot, name: str) -> str:
+        return name if folder.rel == "." else f"{folder.rel}/{name}"
+
+    @staticmethod
+    def _require_folder(target: InRoot, asked: str) -> None:
+        if os.path.isdir(target.real):
+            return
+        if os.path.exists(target.real):
+            raise NotADirectoryError(f"{asked!r} is a file, not a folder; use read_file to read it")
+        raise FileNotFoundError(
+            f"folder {asked!r} does not exist; call list_directory with path '.' to see the root"
+        )
+
+    @staticmethod
+    def _require_file(target: InRoot) -> None:
+        if os.path.isdir(target.real):
+            raise IsADirectoryError(f"{target.rel!r} is a folder; use list_directory to see what it holds")
+        if not os.path.exists(target.real):
+            raise FileNotFoundError(
+                f"file {target.rel!r} does not exist; use find_files or list_directory to find the right path"
+            )
+
+
+def _search_note(state: SearchState, walk_truncated: bool) -> str:
+    notes = []
+    if state.timed_out:
+        notes.append(
+            "the search ran out of time (the pattern may backtrack heavily, like '(a+)+'); "
+            "simplify the pattern or search fewer files"
+        )
+    if state.total >= state.max_matches:
+        notes.append(f"stopped after {state.max_matches} matches; use a narrower pattern, path or glob")
+    if walk_truncated and not state.timed_out:
+        notes.append("too many files to look at all of them; give a narrower path or glob")
+    if state.skipped_large:
+        notes.append(f"{state.skipped_large} file(s) over {state.max_file_bytes} bytes were not searched")
+    if state.skipped_binary:
+        notes.append(f"{state.skipped_binary} binary file(s) were skipped")
+    return "; ".join(notes)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
