@@ -10,6 +10,7 @@ many sessions at once.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -202,7 +203,10 @@ class AgentLoopEngine(ChatEngine):
 
     def _emit(self, kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
         event = StepEvent(kind=kind, session_id=session_id, data=data)
-        LOG.debug(f"{self.engine_name} [{session_id}] {kind}: {data}")
+        if kind in ("tool_call", "tool_result", "final", "notice"):
+            LOG.info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
+        elif LOG.is_enabled_for(logging.DEBUG):  # checked first: the f-string is per-step cost
+            LOG.debug(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
         if self.bus is not None:
             try:
                 from ovos_bus_client.message import Message
@@ -215,6 +219,11 @@ class AgentLoopEngine(ChatEngine):
                 listener(event)
             except Exception as exc:  # a listener's bug must not break the turn; it is reported
                 LOG.warning(f"{self.engine_name}: step listener {listener!r} raised {type(exc).__name__}: {exc}")
+
+
+def _brief(data: dict[str, Any], limit: int = 300) -> str:
+    text = ", ".join(f"{k}={v!r}" for k, v in data.items() if v not in (None, [], {}))
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _require_installed(name: str, *, engine_name: str) -> None:

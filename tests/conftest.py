@@ -1,0 +1,116 @@
+"""Fixtures shared by every test: log capture for OVOS's logger, and small demo toolboxes."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_utils.log import LOG
+from pydantic import Field
+
+
+class OvosLogCapture:
+    """What went through OVOS's ``LOG`` during a test, as (level, message) pairs."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[str, str]] = []
+
+    @property
+    def text(self) -> str:
+        return "\n".join(f"{level.upper()} {message}" for level, message in self.records)
+
+    def at(self, level: str) -> list[str]:
+        return [message for lvl, message in self.records if lvl == level]
+
+
+@pytest.fixture
+def ovos_log(monkeypatch: pytest.MonkeyPatch) -> Iterator[OvosLogCapture]:
+    """Records OVOS ``LOG`` calls: its loggers do not propagate, so caplog cannot see them."""
+    capture = OvosLogCapture()
+    for level in ("debug", "info", "warning", "error", "exception"):
+        original = getattr(LOG, level)
+
+        def record(*args: object, _original=original, _level=level, **kwargs: object) -> None:
+            capture.records.append((_level, " ".join(str(a) for a in args)))
+            _original(*args, **kwargs)
+
+        monkeypatch.setattr(LOG, level, record)
+    yield capture
+
+
+class AddArgs(ToolArguments):
+    a: int = Field(description="first number")
+    b: int = Field(description="second number")
+
+
+class NumberOut(ToolOutput):
+    value: float
+
+
+class SleepArgs(ToolArguments):
+    seconds: float
+    label: str = "x"
+
+
+class SleepOut(ToolOutput):
+    label: str
+    slept: float
+
+
+class FailArgs(ToolArguments):
+    message: str = "boom"
+
+
+class TextOut(ToolOutput):
+    text: str
+
+
+class DemoToolBox(ToolBox):
+    """add, sleep, fail, bad_output: enough to drive every path of the loop."""
+
+    def __init__(self, config: dict | None = None, bus: object = None, toolbox_id: str = "demo-tools") -> None:
+        self.calls: list[tuple[str, dict]] = []
+        super().__init__(toolbox_id, config, bus)
+
+    def _add(self, args: AddArgs) -> NumberOut:
+        self.calls.append(("add", args.model_dump()))
+        return NumberOut(value=args.a + args.b)
+
+    def _sleep(self, args: SleepArgs) -> SleepOut:
+        self.calls.append(("sleep", args.model_dump()))
+        time.sleep(args.seconds)
+        return SleepOut(label=args.label, slept=args.seconds)
+
+    def _fail(self, args: FailArgs) -> TextOut:
+        raise PermissionError(args.message)
+
+    def _bad_output(self, args: FailArgs) -> dict:
+        return {"nope": 1}
+
+    def discover_tools(self) -> list[AgentTool]:
+        return [
+            AgentTool("add", "Add two integers.", AddArgs, NumberOut, self._add),
+            AgentTool("sleep", "Sleep some seconds.", SleepArgs, SleepOut, self._sleep),
+            AgentTool("fail", "Always fails.", FailArgs, TextOut, self._fail),
+            AgentTool("bad_output", "Returns the wrong shape.", FailArgs, TextOut, self._bad_output),
+        ]
+
+
+class OtherToolBox(ToolBox):
+    """A second toolbox whose 'add' collides with DemoToolBox's."""
+
+    def __init__(self, config: dict | None = None, bus: object = None) -> None:
+        super().__init__("other-tools", config, bus)
+
+    def discover_tools(self) -> list[AgentTool]:
+        return [
+            AgentTool("add", "Another add.", AddArgs, NumberOut, lambda a: NumberOut(value=-1)),
+            AgentTool("shout", "Upper-case a text.", FailArgs, TextOut, lambda a: TextOut(text=a.message.upper())),
+        ]
+
+
+@pytest.fixture
+def demo_tools() -> DemoToolBox:
+    return DemoToolBox()
