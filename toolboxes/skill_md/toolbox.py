@@ -1,0 +1,354 @@
+"""ovos-skill-md-toolbox: SKILL.md folders as tools, with progressive disclosure.
+
+Tools:
+
+- ``list_skills()``: every skill's name, description and the tools its scripts provide.
+- ``load_skill(skill)``: a skill's instructions (the SKILL.md body) and its file list. The
+  catalog of skill names and descriptions is in this tool's description, so the model can pick
+  a skill without a round trip; the full text costs context only when loaded.
+- ``read_skill_file(skill, path)``: a reference file inside that skill's folder; paths leaving
+  the folder, through '..' or a symbolic link, are refused.
+- one tool per script of an executable (OpenSage) skill, named after the skill (``text-stats`` ->
+  ``text_stats``; ``<skill>_<script>`` when a skill has several scripts), with the arguments of
+  its ``## Parameters``. See ``scripts.py`` for how arguments reach argv.
+
+Config keys (defaults in brackets):
+
+- ``skills_paths`` [[]], ``extra_skill_md_paths`` [[]], ``user_skills_path`` [XDG data dir],
+  ``use_entry_points`` [true], ``enabled_skills`` ["all"]: see ``discovery.py``.
+- ``refresh_interval`` [2.0]: seconds between checks of the skill folders for changes.
+- ``allow_scripts`` [true]: offer executable skills' scripts as tools.
+- ``root_path`` [null = a fresh temporary folder per call]: the scripts' working folder.
+- ``default_timeout`` [60] when a skill has no ``## Timeout``; ``max_timeout`` [300] caps it.
+- ``env_allowlist`` [[]], ``max_output_bytes`` [32768], ``max_memory_mb`` [2048],
+  ``max_file_size_mb`` [256], ``max_processes`` [null]: as for ovos-shell-tools.
+- ``install_deps`` [false]: run a skill's ``deps/install.sh`` (once, before its first script
+  run) with ``deps_timeout`` [300] seconds; its output is logged.
+- ``max_file_chars`` [20000]: cap on instructions and files returned to the model.
+
+``should_run_in_sandbox`` is reported by ``list_skills`` but no container is started: scripts run
+on this machine under the constraints above. Upstream's inner-LLM routing (``set_brain`` and a
+``brain`` key) is not needed here; both are accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_utils.log import LOG
+from pydantic import ConfigDict, Field
+
+from toolboxes._process import Limits, ToolCallError
+from toolboxes.skill_md.discovery import SkillCatalog, SkillRoot, entry_point_roots, user_skills_dir
+from toolboxes.skill_md.parser import Skill
+from toolboxes.skill_md.scripts import ScriptSettings, SkillScriptOutput, args_model, run_script
+
+__all__ = ["SkillMDToolBox"]
+
+TOOLBOX_ID = "ovos-skill-md-toolbox"
+FIXED_TOOLS = ("list_skills", "load_skill", "read_skill_file")
+_KNOWN_KEYS = frozenset(
+    {
+        "skills_paths", "extra_skill_md_paths", "user_skills_path", "use_entry_points", "enabled_skills",
+        "refresh_interval", "allow_scripts", "root_path", "default_timeout", "max_timeout",
+        "env_allowlist", "max_output_bytes", "max_memory_mb", "max_file_size_mb", "max_processes",
+        "install_deps", "deps_timeout", "max_file_chars", "enabled",
+    }
+)  # fmt: skip
+_MAX_FILES_LISTED = 50
+
+
+class _Args(ToolArguments):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ListSkillsArgs(_Args):
+    pass
+
+
+class LoadSkillArgs(_Args):
+    skill: str = Field(..., description="Skill name, as listed.")
+
+
+class ReadSkillFileArgs(_Args):
+    skill: str = Field(..., description="Skill name, as listed.")
+    path: str = Field(..., description="File path inside the skill folder, as listed by load_skill.")
+
+
+class SkillSummary(ToolOutput):
+    name: str
+    description: str
+    tools: list[str] = Field(default_factory=list, description="Tools that run this skill's scripts.")
+    sandbox: str | None = Field(None, description="should_run_in_sandbox from the skill, if any.")
+
+
+class ListSkillsOutput(ToolOutput):
+    skills: list[SkillSummary]
+
+
+class LoadSkillOutput(ToolOutput):
+    skill: str
+    instructions: str = Field(..., description="Follow these instructions.")
+    files: list[str] = Field(..., description="Files you can open with read_skill_file.")
+    tools: list[str] = Field(..., description="Tools that run this skill's scripts.")
+    truncated: bool = False
+
+
+class ReadSkillFileOutput(ToolOutput):
+    skill: str
+    path: str
+    content: str
+    truncated: bool = False
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "skill"
+
+
+class SkillMDToolBox(ToolBox):
+    """Skills from SKILL.md folders; see the module docstring for tools and config."""
+
+    def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
+        cfg = dict(config or {})
+        ignored = sorted(set(cfg) - _KNOWN_KEYS)
+        if ignored:
+            LOG.debug(f"{TOOLBOX_ID}: ignoring config keys {ignored} (no inner LLM is used)")
+        # Everything discover_tools needs is set before super().__init__, which calls it and
+        # swallows its errors (the toolbox would silently have no tools).
+        self._lock = threading.RLock()
+        self._tools: dict[str, AgentTool] = {}
+        self._built_version = -1
+        self._skills: dict[str, Skill] = {}
+        self._script_tool_names: dict[str, list[str]] = {}
+        self.allow_scripts = bool(cfg.get("allow_scripts", True))
+        self.max_file_chars = max(1000, int(cfg.get("max_file_chars", 20000)))
+        self.script_settings = _script_settings(cfg)
+        self.catalog = SkillCatalog(
+            lambda: _roots(cfg),
+            enabled=cfg.get("enabled_skills", "all"),
+            refresh_interval=float(cfg.get("refresh_interval", 2.0)),
+        )
+        super().__init__(TOOLBOX_ID, cfg, bus)
+
+    # ``tools`` is a property so every reader (the engine, call_tool, the bus) sees skills that were
+    # added or edited since the last look; the check is throttled by refresh_interval.
+    @property
+    def tools(self) -> dict[str, AgentTool]:
+        with self._lock:
+            self.catalog.skills()
+            if self.catalog.version != self._built_version:
+                self._tools = {t.name: t for t in self.discover_tools()}
+            return self._tools
+
+    @tools.setter
+    def tools(self, value: dict[str, AgentTool]) -> None:
+        with self._lock:
+            self._tools = value
+
+    def set_brain(self, brain: Any) -> None:
+        """Upstream hands its skill toolbox an inner LLM; skills here run without one."""
+        LOG.debug(f"{TOOLBOX_ID}: set_brain ignored; skill tools are called directly by the loop")
+
+    # -- tool list ----------------------------------------------------------
+    def discover_tools(self) -> list[AgentTool]:
+        with self._lock:
+            skills = self.catalog.skills()
+            self._built_version = self.catalog.version
+            self._skills = {s.name: s for s in skills}
+            self._script_tool_names = {}
+            if not skills:
+                return []
+            tools = [
+                AgentTool("list_skills", "List the available skills.", ListSkillsArgs, ListSkillsOutput,
+                          self.list_skills),
+                AgentTool("load_skill", self._load_description(skills), LoadSkillArgs, LoadSkillOutput,
+                          self.load_skill),
+                AgentTool("read_skill_file", "Read a file of a loaded skill (reference, example, script).",
+                          ReadSkillFileArgs, ReadSkillFileOutput, self.read_skill_file),
+            ]  # fmt: skip
+            if self.allow_scripts:
+                tools += self._script_tools(skills)
+            return tools
+
+    def _load_description(self, skills: list[Skill]) -> str:
+        lines = ["Load a skill's instructions before doing its task. Skills:"]
+        for skill in skills:
+            description = (
+                skill.description if len(skill.description) <= 160 else skill.description[:157] + "..."
+            )
+            lines.append(f"- {skill.name}: {description}")
+        return "\n".join(lines)
+
+    def _script_tools(self, skills: list[Skill]) -> list[AgentTool]:
+        tools: list[AgentTool] = []
+        taken = set(FIXED_TOOLS)
+        for skill in skills:
+            if not skill.executable or skill.param_error:
+                continue
+            for script in skill.scripts:
+                name = slug(skill.name)
+                if len(skill.scripts) > 1:
+                    name = f"{name}_{slug(os.path.splitext(os.path.basename(script))[0])}"
+                name = name[:64]
+                if name in taken:
+                    LOG.warning(f"{TOOLBOX_ID}: tool name {name!r} of {skill.path} is taken; script skipped")
+                    continue
+                taken.add(name)
+                self._script_tool_names.setdefault(skill.name, []).append(name)
+                tools.append(
+                    AgentTool(
+                        name=name,
+                        description=skill.description,
+                        argument_schema=args_model(skill, name),
+                        output_schema=SkillScriptOutput,
+                        tool_call=self._script_caller(skill, script, name),
+                    )
+                )
+        return tools
+
+    def _script_caller(self, skill: Skill, script: str, name: str) -> Callable[[Any], Any]:
+        def call(args: Any) -> Any:
+            # Only what the model set: a default read from prose is documentation, not an argument.
+            values = {key[2:]: getattr(args, key) for key in args.model_fields_set if key.startswith("p_")}
+            return run_script(skill, script, name, values, self.script_settings)
+
+        return call
+
+    # -- fixed tools --------------------------------------------------------
+    def _skill(self, name: str) -> Skill:
+        skill = self._skills.get(name) or next(
+            (s for s in self._skills.values() if slug(s.name) == slug(name)), None
+        )
+        if skill is None:
+            known = ", ".join(self._skills) or "none"
+            raise ToolCallError(f"there is no skill named {name!r}; available skills: {known}")
+        return skill
+
+    def list_skills(self, args: ListSkillsArgs) -> ListSkillsOutput:
+        tools_by_skill = self._tools_by_skill()
+        return ListSkillsOutput(
+            skills=[
+                SkillSummary(name=s.name, description=s.description, tools=tools_by_skill.get(s.name, []),
+                             sandbox=s.sandbox)
+                for s in self._skills.values()
+            ]
+        )  # fmt: skip
+
+    def _tools_by_skill(self) -> dict[str, list[str]]:
+        return self._script_tool_names
+
+    def load_skill(self, args: LoadSkillArgs) -> LoadSkillOutput:
+        skill = self._skill(args.skill)
+        body = skill.body
+        return LoadSkillOutput(
+            skill=skill.name,
+            instructions=body[: self.max_file_chars],
+            files=_list_files(skill.folder),
+            tools=self._tools_by_skill().get(skill.name, []),
+            truncated=len(body) > self.max_file_chars,
+        )
+
+    def read_skill_file(self, args: ReadSkillFileArgs) -> ReadSkillFileOutput:
+        skill = self._skill(args.skill)
+        rel, data = _read_inside(skill.folder, args.path, self.max_file_chars * 4)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ToolCallError(f"{args.path!r} is not a text file; read another file") from None
+        return ReadSkillFileOutput(
+            skill=skill.name,
+            path=rel,
+            content=text[: self.max_file_chars],
+            truncated=len(text) > self.max_file_chars,
+        )
+
+
+def _roots(cfg: dict[str, Any]) -> list[SkillRoot]:
+    roots = [SkillRoot(os.path.expanduser(str(p)), "skills_paths") for p in _as_list(cfg.get("skills_paths"))]
+    for p in _as_list(cfg.get("extra_skill_md_paths")):
+        path = os.path.expanduser(str(p))
+        roots.append(SkillRoot(path, "extra_skill_md_paths", single=os.path.isfile(path), always=True))
+    user = cfg.get("user_skills_path", user_skills_dir())
+    if user:
+        roots.append(SkillRoot(os.path.expanduser(str(user)), "user skills folder"))
+    if cfg.get("use_entry_points", True):
+        roots += entry_point_roots()
+    return roots
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _script_settings(cfg: dict[str, Any]) -> ScriptSettings:
+    root = cfg.get("root_path")
+    if root:
+        root = os.path.realpath(os.path.expanduser(str(root)))
+        if not os.path.isdir(root):
+            raise ValueError(f"{TOOLBOX_ID}: root_path {root!r} is not an existing folder")
+    return ScriptSettings(
+        root_path=root or None,
+        default_timeout=float(cfg.get("default_timeout", 60)),
+        max_timeout=float(cfg.get("max_timeout", 300)),
+        env_names=tuple(_as_list(cfg.get("env_allowlist"))),
+        max_output_bytes=max(256, int(cfg.get("max_output_bytes", 32768))),
+        limits=Limits(
+            address_space_mb=cfg.get("max_memory_mb", 2048),
+            file_size_mb=cfg.get("max_file_size_mb", 256),
+            processes=cfg.get("max_processes"),
+        ),
+        install_deps=bool(cfg.get("install_deps", False)),
+        deps_timeout=float(cfg.get("deps_timeout", 300)),
+    )
+
+
+def _list_files(folder: str) -> list[str]:
+    files: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith(".") and d not in ("__pycache__", "deps")
+        )
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            if (name == "SKILL.md" and dirpath == folder) or os.path.islink(full) or name.startswith("."):
+                continue
+            files.append(os.path.relpath(full, folder).replace(os.sep, "/"))
+            if len(files) >= _MAX_FILES_LISTED:
+                return files
+    return files
+
+
+def _read_inside(folder: str, path: str, limit: int) -> tuple[str, bytes]:
+    """Read up to ``limit`` bytes of ``path`` inside ``folder``; no '..', no absolute path, no link."""
+    cleaned = path.strip().replace("\\", "/")
+    if "\x00" in cleaned or not cleaned:
+        raise ToolCallError("give a file path as listed by load_skill, e.g. 'reference/notes.md'")
+    parts = [p for p in cleaned.split("/") if p not in ("", ".")]
+    if cleaned.startswith(("/", "~")) or ".." in parts or not parts:
+        raise ToolCallError(f"{path!r} is outside the skill folder; use a path as listed by load_skill")
+    real_folder = os.path.realpath(folder)
+    current = real_folder
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for i, part in enumerate(parts):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            raise ToolCallError(f"{path!r} goes through a link, which is not allowed; read another file")
+        if i < len(parts) - 1 and not os.path.isdir(current):
+            break
+    if not os.path.isfile(current):
+        raise ToolCallError(f"{path!r} does not exist in skill folder; use a path as listed by load_skill")
+    try:
+        # O_NOFOLLOW: a link swapped in after the check makes the open fail instead of escaping.
+        fd = os.open(current, flags)
+    except OSError as exc:
+        raise ToolCallError(f"{path!r} cannot be read ({exc.strerror}); read another file") from exc
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(limit)
+    return "/".join(parts), data
