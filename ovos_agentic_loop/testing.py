@@ -86,6 +86,9 @@ class ScriptedBrain(ChatEngine):
         self._replies: list[ScriptedReply] = list(replies)
         self.calls: list[BrainCall] = []
         self._lock = threading.Lock()
+        if not accepts_stop:
+            # Like many third-party plugins: no `stop` parameter at all (the loop inspects the signature).
+            self.continue_chat = self._continue_chat_without_stop  # type: ignore[method-assign]
 
     # -- script -------------------------------------------------------------
     def add(self, *replies: ScriptedReply) -> None:
@@ -131,9 +134,17 @@ class ScriptedBrain(ChatEngine):
         tools: Any = None,
         stop: list[str] | None = None,
     ) -> AgentMessage:
-        if stop is not None and not self.accepts_stop:
-            raise TypeError("continue_chat() got an unexpected keyword argument 'stop'")
         return self._next(self._record(messages, tools, stop, session_id=session_id))
+
+    def _continue_chat_without_stop(
+        self,
+        messages: list[AgentMessage],
+        session_id: str = "default",
+        lang: str | None = None,
+        units: str | None = None,
+        tools: Any = None,
+    ) -> AgentMessage:
+        return self._next(self._record(messages, tools, None, session_id=session_id))
 
     def stream_message(
         self,
