@@ -63,7 +63,8 @@ class Script:
     steps: int = 1
     calls_per_turn: int = 1
     tool: str | None = None
-    arguments: dict[str, Any] = field(default_factory=lambda: {"text": "ping"})
+    # String values may use {turn} and {i}: distinct calls, so no loop mistakes them for repetitions.
+    arguments: dict[str, Any] = field(default_factory=lambda: {"text": "item {turn}.{i}"})
     final: str = "All done."
     token_delay: float = 0.0
     record: bool = False
@@ -86,6 +87,12 @@ def _tool_names(body: dict[str, Any]) -> list[str]:
         if fn.get("name"):
             names.append(fn["name"])
     return names
+
+
+def _arguments(script: Script, turn: int, i: int) -> str:
+    return json.dumps(
+        {k: v.format(turn=turn, i=i) if isinstance(v, str) else v for k, v in script.arguments.items()}
+    )
 
 
 def _words(text: str) -> list[str]:
@@ -222,15 +229,18 @@ class ScriptedServer(_BaseApp):
         tool_calls: list[dict[str, Any]] = []
         if turn < script.steps:
             tool = script.tool or next((n for n in offered if n != "final_answer"), "missing_tool")
-            args = json.dumps(script.arguments)
             if native:
                 content = None
                 tool_calls = [
-                    {"id": f"call_{turn}_{i}", "type": "function", "function": {"name": tool, "arguments": args}}
+                    {
+                        "id": f"call_{turn}_{i}",
+                        "type": "function",
+                        "function": {"name": tool, "arguments": _arguments(script, turn, i)},
+                    }
                     for i in range(script.calls_per_turn)
                 ]
             else:
-                content = script.text_tool_format.format(tool=tool, args=args)
+                content = script.text_tool_format.format(tool=tool, args=_arguments(script, turn, 0))
         elif native and "final_answer" in offered:
             content = None
             tool_calls = [

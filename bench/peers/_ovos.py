@@ -1,0 +1,118 @@
+"""Shared by the two OVOS adapters (this project and upstream): same plugin API, same tools.
+
+Both are driven exactly as ovos-persona drives them: ``load_chat_plugin(name)`` gives
+the class, it is built with the persona section as ``config``, and every turn is
+``continue_chat([AgentMessage(USER, ...)])`` (or ``stream_sentences`` for streaming).
+The bench tool is wrapped in an OPM ``ToolBox`` and handed over with
+``load_toolboxes([...])``, which both engines provide.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import tempfile
+from typing import Any
+
+from _common import ToolSpec
+from ovos_plugin_manager.agents import load_chat_plugin
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+from pydantic import Field
+
+BUNDLED = ["ovos-math-tools", "ovos-clock-tools", "ovos-filesystem-tools", "ovos-shell-tools", "ovos-skill-md-toolbox"]
+
+
+class TextArgs(ToolArguments):
+    text: str = Field(description="the text to use")
+
+
+class TextOutput(ToolOutput):
+    result: str
+
+
+class BenchToolBox(ToolBox):
+    """One bench tool as an OPM toolbox."""
+
+    def __init__(self, spec: ToolSpec, config: dict[str, Any] | None = None, bus: Any = None) -> None:
+        self.spec = spec  # set before super().__init__, which calls discover_tools()
+        super().__init__(toolbox_id="bench-tools", config=config, bus=bus)
+
+    def discover_tools(self) -> list[AgentTool]:
+        spec = self.spec
+        return [
+            AgentTool(
+                name=spec.name,
+                description=spec.doc,
+                argument_schema=TextArgs,
+                output_schema=TextOutput,
+                tool_call=lambda args: TextOutput(result=spec.func(args.text)),
+            )
+        ]
+
+
+def installed_toolboxes() -> set[str]:
+    return {ep.name for ep in importlib.metadata.entry_points(group="opm.agents.toolbox")}
+
+
+def sandbox_sections(job: dict[str, Any]) -> dict[str, Any]:
+    """Per-toolbox sections that make every bundled tool usable (both projects' key names)."""
+    root = job.get("sandbox") or tempfile.mkdtemp(prefix="bench-fs-")
+    skills = job.get("skills_dir")
+    return {
+        "ovos-filesystem-tools": {"root_path": root, "root": root, "allow_write": True},
+        "ovos-shell-tools": {"allow_shell": True, "cwd": root, "working_dir": root},
+        "ovos-skill-md-toolbox": {"extra_skill_md_paths": [skills], "skill_dirs": [skills], "paths": [skills]}
+        if skills
+        else {},
+    }
+
+
+def engine_config(job: dict[str, Any], brain: str, brain_section: dict[str, Any]) -> dict[str, Any]:
+    config: dict[str, Any] = {"brain": brain, brain: brain_section, "max_iterations": job.get("max_iterations", 40)}
+    wanted = job.get("toolboxes") or []
+    if wanted:
+        have = installed_toolboxes()
+        config["toolboxes"] = [t for t in wanted if t in have]
+        sections = sandbox_sections(job)
+        for name in config["toolboxes"]:
+            if sections.get(name):
+                config[name] = sections[name]
+    config.update(job.get("engine_extra") or {})
+    return config
+
+
+def make_engine(job: dict[str, Any], tool: ToolSpec | None, brain: str, brain_section: dict[str, Any]):
+    cls = load_chat_plugin(job.get("engine", "ovos-react-loop"))
+    if cls is None:
+        raise RuntimeError(f"chat plugin {job.get('engine')!r} is not installed")
+    engine = cls(config=engine_config(job, brain, brain_section))
+    if tool is not None:
+        engine.load_toolboxes([BenchToolBox(tool)])
+    _ = engine.brain  # both engines load the brain lazily: "ready" means loaded
+    return engine
+
+
+def runner(engine):
+    def run(prompt: str) -> str:
+        reply = engine.continue_chat([AgentMessage(role=MessageRole.USER, content=prompt)])
+        return reply.content or ""
+
+    return run
+
+
+def streamer(engine):
+    def stream(prompt: str):
+        yield from engine.stream_sentences([AgentMessage(role=MessageRole.USER, content=prompt)])
+
+    return stream
+
+
+def tool_names(engine) -> list[str]:
+    names: list[str] = []
+    for tb in engine.toolboxes:
+        names.extend(getattr(tb, "tools", {}) or {})
+    return names
+
+
+os.environ.setdefault("OVOS_CONFIG_BASE_FOLDER", "mycroft")

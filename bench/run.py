@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+"""Benchmarks, side by side in one run: this project, upstream, three peers and a raw-client floor.
+
+    python3 bench/run.py                 # figures 1,2,3,4,6 (scripted server, a few minutes)
+    python3 bench/run.py --figures 5     # the real-model task suite (needs llama-server)
+    python3 bench/run.py --all           # everything
+
+Each framework runs in its own venv (``bench/.venvs/<name>``, built on first use)
+through a small adapter in ``bench/peers/``, as a subprocess that prints JSON. This
+orchestrator is stdlib only; it hosts the scripted OpenAI-compatible server,
+interleaves the frameworks round by round (shuffled), and reports medians and
+ratios, since these machines are noisy. It writes ``bench/results/latest.md``,
+``latest.json`` and ``chart.png`` (drawn with matplotlib from the ``bench`` venv).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR))
+
+import venvs  # noqa: E402
+from scripted_server import Script, ScriptedServer  # noqa: E402
+
+RESULTS_DIR = BENCH_DIR / "results"
+PEERS_DIR = BENCH_DIR / "peers"
+BUNDLED = ["ovos-math-tools", "ovos-clock-tools", "ovos-filesystem-tools", "ovos-shell-tools", "ovos-skill-md-toolbox"]
+
+
+@dataclass(frozen=True)
+class System:
+    """One benchmarked configuration: a venv, an adapter, and adapter options."""
+
+    key: str
+    label: str
+    venv: str
+    adapter: str
+    dist: str  # the distribution whose version is reported
+    options: dict[str, Any] = field(default_factory=dict)
+    ovos: bool = False
+    streams: bool = True
+
+
+SYSTEMS = [
+    System("floor", "floor (raw openai)", "floor", "peer_floor.py", "openai"),
+    System("ours", "ours", "ours", "peer_ours.py", "ovos-agentic-loop", {"engine": "ovos-react-loop"}, ovos=True),
+    System(
+        "upstream-react",
+        "upstream react (text)",
+        "upstream",
+        "peer_upstream.py",
+        "ovos-agentic-loop",
+        {"engine": "ovos-react-loop"},
+        ovos=True,
+    ),
+    System(
+        "upstream-native",
+        "upstream native",
+        "upstream",
+        "peer_upstream.py",
+        "ovos-agentic-loop",
+        {"engine": "ovos-native-toolcall-loop"},
+        ovos=True,
+    ),
+    System("smolagents", "smolagents", "smolagents", "peer_smolagents.py", "smolagents", streams=False),
+    System("openai-agents", "openai-agents", "openai-agents", "peer_openai_agents.py", "openai-agents"),
+    System("pydantic-ai", "pydantic-ai", "pydantic-ai", "peer_pydantic_ai.py", "pydantic-ai-slim"),
+]
+BY_KEY = {s.key: s for s in SYSTEMS}
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else float("nan")
+
+
+# --- running adapters ------------------------------------------------------------------
+
+
+def run_adapter(system: System, job: dict[str, Any], timeout: float = 900) -> dict[str, Any]:
+    job = {**system.options, **job}
+    cmd = [str(venvs.python_of(system.venv)), str(PEERS_DIR / system.adapter), json.dumps(job)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_adapter_env(), cwd=_NEUTRAL_CWD)
+    for line in reversed(out.stdout.splitlines()):
+        if line.startswith("BENCH_RESULT "):
+            result = json.loads(line[len("BENCH_RESULT ") :])
+            if not result.get("ok"):
+                log(f"  ! {system.key}: {result.get('error')}\n{result.get('trace', '')[-1500:]}")
+            return result
+    log(f"  ! {system.key}: no result (exit {out.returncode})\n{out.stderr[-3000:]}")
+    return {"ok": False, "error": f"exit {out.returncode}: {out.stderr.strip().splitlines()[-1:] or ''}"}
+
+
+# Adapters run outside the repository, so nothing there shadows a venv's packages.
+_NEUTRAL_CWD = tempfile.gettempdir()
+
+
+def _adapter_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    # Quiet loggers, no telemetry, no hub look-ups.
+    env.update({"HF_HUB_OFFLINE": "1", "OTEL_SDK_DISABLED": "true", "PYTHONDONTWRITEBYTECODE": "0"})
+    return env
+
+
+def timed_markers(system: System, job: dict[str, Any], timeout: float = 300) -> dict[str, float]:
+    """Spawn the adapter and time its READY / FIRST markers from the moment of the spawn."""
+    job = {**system.options, **job}
+    cmd = [str(venvs.python_of(system.venv)), str(PEERS_DIR / system.adapter), json.dumps(job)]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_adapter_env(), cwd=_NEUTRAL_CWD
+    )
+    marks: dict[str, float] = {}
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        now = time.perf_counter() - t0
+        if line.startswith("BENCH_READY"):
+            marks["ready"] = now
+        elif line.startswith("BENCH_FIRST"):
+            marks["first"] = now
+        elif line.startswith("BENCH_RESULT"):
+            result = json.loads(line.split(" ", 1)[1])
+            if not result.get("ok"):
+                log(f"  ! {system.key}: {result.get('error')}")
+    proc.wait(timeout=timeout)
+    if "first" not in marks:
+        log(f"  ! {system.key}: cold start did not finish:\n{proc.stderr.read()[-2000:] if proc.stderr else ''}")
+    return marks
+
+
+def rounds(systems: list[System], n: int, seed: int) -> list[list[System]]:
+    """``n`` rounds, each with every system once, in a shuffled order (interleaved runs)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        order = list(systems)
+        rng.shuffle(order)
+        out.append(order)
+    return out
+
+
+# --- the figures -----------------------------------------------------------------------
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.server = ScriptedServer().start()
+        self.results: dict[str, Any] = {}
+        self.tables: list[str] = []
+        self.systems = [BY_KEY[k] for k in args.systems]
+
+    def table(self, title: str, header: list[str], rows: list[list[str]], notes: list[str] | None = None) -> None:
+        widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+        lines = [f"### {title}", ""]
+        lines.append("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+        lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+        for r in rows:
+            lines.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+        for note in notes or []:
+            lines.append("")
+            lines.append(note)
+        text = "\n".join(lines)
+        self.tables.append(text)
+        print("\n" + text + "\n", flush=True)
+
+    # Figure 1 -------------------------------------------------------------------------
+    def fig1_overhead(self) -> None:
+        steps = [5, 20]
+        n_rounds, inner = self.args.repeats, self.args.inner
+        samples: dict[str, dict[str, list[float]]] = {s.key: {"5": [], "20": []} for s in self.systems}
+        for i, order in enumerate(rounds(self.systems, n_rounds, seed=1)):
+            log(f"[fig 1] round {i + 1}/{n_rounds}")
+            for system in order:
+                model = f"f1-{system.key}"
+                for s in steps:
+                    self.server.add(f"{model}-s{s}", Script(steps=s, tool="echo"))
+                res = run_adapter(system, {"kind": "overhead", "base_url": self.server.base_url, "model": model,
+                                           "steps": steps, "repeats": inner})
+                if res.get("ok"):
+                    for s in steps:
+                        samples[system.key][str(s)].extend(res["samples"][str(s)])
+                        script = self.server.scripts[f"{model}-s{s}"]
+                        expected = (inner + 1) * (s + 1)
+                        if script.requests != expected:
+                            log(f"  ! {system.key}: {s}-step run made {script.requests} model calls, expected {expected}")
+                            samples[system.key].setdefault("bad", []).append(s)
+        per_step = {}
+        for key, sm in samples.items():
+            if sm["5"] and sm["20"]:
+                per_step[key] = (median(sm["20"]) - median(sm["5"])) / 15 * 1000
+        floor = per_step.get("floor")
+        rows = []
+        for system in self.systems:
+            sm = samples[system.key]
+            if system.key not in per_step:
+                rows.append([system.label, "failed", "", "", "", ""])
+                continue
+            ps = per_step[system.key]
+            rows.append([
+                system.label,
+                f"{median(sm['5']) * 1000:.1f}",
+                f"{median(sm['20']) * 1000:.1f}",
+                f"{ps:.2f}",
+                f"{ps - floor:+.2f}" if floor is not None else "",
+                f"{ps / floor:.2f}x" if floor else "",
+            ] + (["calls wrong"] if sm.get("bad") else []))
+        self.results["fig1"] = {"samples": samples, "per_step_ms": per_step}
+        self.table(
+            "Figure 1 - loop overhead per step (scripted server, instant replies)",
+            ["system", "5-step run ms", "20-step run ms", "ms/step", "above floor ms/step", "vs floor"],
+            rows,
+            [f"Medians of {n_rounds} interleaved rounds x {inner} runs (after one warm-up run). "
+             "ms/step = (20-step - 5-step) / 15: the cost of one more model call + tool call, fixed costs cancelled."],
+        )
+
+    # Figure 2 -------------------------------------------------------------------------
+    def fig2_cold(self) -> None:
+        n = self.args.cold_repeats
+        marks: dict[str, dict[str, list[float]]] = {s.key: {"ready": [], "first": []} for s in self.systems}
+        self.server.add("f2", Script(steps=0, final="Hello."))
+        for i, order in enumerate(rounds(self.systems, n, seed=2)):
+            log(f"[fig 2] round {i + 1}/{n}")
+            for system in order:
+                job = {"kind": "cold", "base_url": self.server.base_url, "model": "f2"}
+                if system.ovos:
+                    job.update(tools="none", toolboxes=BUNDLED)
+                m = timed_markers(system, job)
+                for k in ("ready", "first"):
+                    if k in m:
+                        marks[system.key][k].append(m[k])
+        base = subprocess.run([sys.executable, "-c", "import time"], capture_output=True)
+        del base
+        rows = []
+        best_peer = min(
+            (median(marks[s.key]["ready"]) for s in self.systems
+             if s.key not in ("floor", "ours") and not s.ovos and marks[s.key]["ready"]),
+            default=float("nan"),
+        )
+        for system in self.systems:
+            r, f = marks[system.key]["ready"], marks[system.key]["first"]
+            if not r:
+                rows.append([system.label, "failed", "", ""])
+                continue
+            rows.append([
+                system.label,
+                f"{median(r) * 1000:.0f}",
+                f"{median(f) * 1000:.0f}" if f else "",
+                f"{median(r) / best_peer:.2f}x" if best_peer == best_peer else "",
+            ])
+        self.results["fig2"] = {"marks": marks}
+        self.table(
+            "Figure 2 - cold start (process start to engine ready)",
+            ["system", "ready ms", "first answer ms", "vs fastest peer"],
+            rows,
+            [f"Medians of {n} interleaved runs, each a new process. OVOS engines (ours, upstream) load all five "
+             "bundled toolboxes and their brain; peers and the floor build an agent with one tool. "
+             "'first answer' adds one tool-free turn against the scripted server (catches lazy imports)."],
+        )
+
+    # Figure 3 -------------------------------------------------------------------------
+    def fig3_prompt(self) -> None:
+        ovos_systems = [s for s in self.systems if s.ovos]
+        rows, data = [], {}
+        for system in ovos_systems:
+            model = f"f3-{system.key}"
+            script = self.server.add(model, Script(steps=0, final="Hello.", record=True))
+            res = run_adapter(system, {"kind": "prompt", "base_url": self.server.base_url, "model": model,
+                                       "tools": "none", "toolboxes": BUNDLED, "prompt": "What is 2+2?"})
+            if not res.get("ok") or not script.bodies:
+                rows.append([system.label, "failed", "", "", "", "", ""])
+                continue
+            body = script.bodies[0]
+            data[system.key] = measure_prompt(body, self.args.llama_url)
+        up = data.get("upstream-react")
+        for key, d in data.items():
+            rows.append([
+                BY_KEY[key].label,
+                str(d["n_tools"]),
+                str(d["tools_chars"]),
+                str(d["system_chars"]),
+                str(d["protocol_chars"]),
+                str(d["protocol_tokens"]),
+                f"{d['protocol_tokens'] / up['protocol_tokens'] * 100:.0f}%" if up else "",
+            ])
+        self.results["fig3"] = data
+        tok = "llama-server tokenizer (chat template applied)" if self.args.llama_url else "characters / 4"
+        names = {k: ", ".join(d["tool_names"]) for k, d in data.items()}
+        self.table(
+            "Figure 3 - prompt size the tools and protocol add to each request (all five bundled toolboxes)",
+            ["system", "tools", "tools JSON chars", "system prompt chars", "protocol chars", "protocol tokens",
+             "vs upstream react"],
+            rows,
+            [f"Tokens: {tok}. Captured from the first request each engine sent to the scripted server "
+             "(question 'What is 2+2?', no persona prompt).",
+             *[f"- {BY_KEY[k].label} tools: {v}" for k, v in names.items()]],
+        )
+
+    # Figure 4 -------------------------------------------------------------------------
+    def fig4_parallel(self) -> None:
+        n = self.args.parallel_repeats
+        times: dict[str, list[float]] = {s.key: [] for s in self.systems}
+        for i, order in enumerate(rounds(self.systems, n, seed=4)):
+            log(f"[fig 4] round {i + 1}/{n}")
+            for system in order:
+                model = f"f4-{system.key}"
+                # A text-protocol engine can ask for one tool per reply: it needs three turns.
+                text_only = system.key == "upstream-react"
+                self.server.add(model, Script(steps=3 if text_only else 1, calls_per_turn=1 if text_only else 3,
+                                              tool="slow_lookup"))
+                res = run_adapter(system, {"kind": "parallel", "base_url": self.server.base_url, "model": model,
+                                           "tools": "slow", "repeats": 1, "prompt": "Look up a, b and c."})
+                if res.get("ok"):
+                    times[system.key].extend(res["samples"])
+        rows = []
+        for system in self.systems:
+            t = times[system.key]
+            rows.append([system.label, f"{median(t):.2f}" if t else "failed", f"{median(t) / 1.0:.2f}x" if t else "",
+                         "1 reply with 3 calls" if system.key != "upstream-react" else "3 replies (1 Action each)"])
+        self.results["fig4"] = times
+        self.table(
+            "Figure 4 - three independent 1-second tool calls requested in one turn",
+            ["system", "turn seconds", "vs slowest call (1 s)", "what the model sent"],
+            rows,
+            [f"Medians of {n} interleaved runs. ~1x = run concurrently; ~3x = one after another."],
+        )
+
+    # Figure 6 -------------------------------------------------------------------------
+    def fig6_stream(self) -> None:
+        n = self.args.stream_repeats
+        answer = (
+            "The first sentence arrives early. "
+            + "Then the answer goes on with more detail for the listener. " * 7
+            + "That is all."
+        )
+        data: dict[str, dict[str, list[float]]] = {s.key: {"first": [], "total": []} for s in self.systems}
+        streaming = [s for s in self.systems if s.streams]
+        for i, order in enumerate(rounds(streaming, n, seed=6)):
+            log(f"[fig 6] round {i + 1}/{n}")
+            for system in order:
+                model = f"f6-{system.key}"
+                self.server.add(model, Script(steps=1, tool="echo", final=answer, token_delay=self.args.token_delay))
+                res = run_adapter(system, {"kind": "stream", "base_url": self.server.base_url, "model": model,
+                                           "repeats": 1})
+                if res.get("ok"):
+                    data[system.key]["first"].extend(res["first"])
+                    data[system.key]["total"].extend(res["total"])
+        rows = []
+        for system in self.systems:
+            d = data[system.key]
+            if not d["first"]:
+                rows.append([system.label, "n/a" if not system.streams else "failed", "", ""])
+                continue
+            f, t = median(d["first"]), median(d["total"])
+            rows.append([system.label, f"{f:.2f}", f"{t:.2f}", f"{f / t * 100:.0f}%"])
+        self.results["fig6"] = data
+        words = len(answer.split())
+        self.table(
+            "Figure 6 - streaming: time to the first sentence of the final answer vs the whole answer",
+            ["system", "first sentence s", "whole answer s", "first / whole"],
+            rows,
+            [f"One tool turn, then a {words}-word answer streamed at {self.args.token_delay * 1000:.0f} ms per word "
+             f"(about a small local model's speed); medians of {n} interleaved runs. OVOS engines are read through "
+             "stream_sentences (what ovos-persona uses); the others through their own streaming API. "
+             "smolagents: n/a (its final answer is a tool-call argument)."],
+        )
+
+    def close(self) -> None:
+        self.server.stop()
+
+
+def measure_prompt(body: dict[str, Any], llama_url: str | None) -> dict[str, Any]:
+    """What the tools and the protocol add to a request: tools JSON plus system messages."""
+    tools = body.get("tools") or []
+    messages = body.get("messages") or []
+    system = [m for m in messages if m.get("role") == "system"]
+    tools_chars = len(json.dumps(tools)) if tools else 0
+    system_chars = sum(len(m.get("content") or "") for m in system)
+    protocol_chars = tools_chars + system_chars
+    tokens = protocol_chars // 4
+    names = [t.get("function", {}).get("name", "?") for t in tools]
+    if not names:  # a text protocol: the tool names are in the prompt
+        import re
+
+        names = re.findall(r'"name":\s*"([^"]+)"', " ".join(m.get("content") or "" for m in system))
+    if llama_url:
+        full = count_tokens(llama_url, messages, tools)
+        bare = count_tokens(llama_url, [m for m in messages if m.get("role") != "system"], [])
+        if full is not None and bare is not None:
+            tokens = full - bare
+    return {
+        "n_tools": len(names),
+        "tool_names": names,
+        "tools_chars": tools_chars,
+        "system_chars": system_chars,
+        "protocol_chars": protocol_chars,
+        "protocol_tokens": tokens,
+    }
+
+
+def count_tokens(llama_url: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int | None:
+    """Tokens of the prompt llama-server builds (chat template applied), or None."""
+    import urllib.request
+
+    root = llama_url.rstrip("/").removesuffix("/v1")
+
+    def post(path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        req = urllib.request.Request(root + path, json.dumps(payload).encode(), {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read())
+
+    try:
+        payload: dict[str, Any] = {"messages": messages}
+        if tools:
+            payload["tools"] = tools
+        prompt = post("/apply-template", payload)["prompt"]
+        return len(post("/tokenize", {"content": prompt})["tokens"])
+    except Exception as exc:  # noqa: BLE001 - fall back to characters, said once per call
+        log(f"  token count via llama-server failed ({exc}); using characters / 4")
+        return None
+
+
+# --- report --------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "arch": platform.machine(),
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "python": platform.python_version(),
+    }
+
+
+def versions(systems: list[System]) -> dict[str, str]:
+    out = {}
+    for s in systems:
+        out[s.key] = venvs.installed_version(s.venv, s.dist)
+    try:
+        rev = subprocess.run(["git", "-C", str(BENCH_DIR.parent), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip()
+        out["ours"] += f" (git {rev})"
+    except OSError:
+        pass
+    return out
+
+
+def write_report(bench: Bench, figures: list[int]) -> None:
+    RESULTS_DIR.mkdir(exist_ok=True)
+    m = machine()
+    vers = versions(bench.systems)
+    head = [
+        "# Benchmark results",
+        "",
+        f"Date: {m['date']}. Machine: {m['arch']}, {m['cpu']}, {m['cores']} cores, Python {m['python']}.",
+        f"Command: `python3 bench/run.py {' '.join(sys.argv[1:])}`",
+        "",
+        "Versions: " + ", ".join(f"{BY_KEY[k].label} {v}" for k, v in vers.items()),
+        "",
+    ]
+    suffix = "" if figures != [5] else "-tasks"
+    (RESULTS_DIR / f"latest{suffix}.md").write_text("\n".join(head) + "\n" + "\n\n".join(bench.tables) + "\n")
+    payload = {"machine": m, "versions": vers, "figures": figures, **bench.results}
+    json_path = RESULTS_DIR / f"latest{suffix}.json"
+    # Keep results of figures not run this time (e.g. the slow task suite) for the chart.
+    if json_path.exists():
+        old = json.loads(json_path.read_text())
+        payload = {**{k: v for k, v in old.items() if k.startswith("fig")}, **payload}
+    json_path.write_text(json.dumps(payload, indent=1))
+    chart_inputs = [str(RESULTS_DIR / "latest.json")]
+    if (RESULTS_DIR / "latest-tasks.json").exists():
+        chart_inputs.append(str(RESULTS_DIR / "latest-tasks.json"))
+    try:
+        py = venvs.ensure("bench", log=log)
+        subprocess.run([str(py), str(BENCH_DIR / "chart.py"), str(RESULTS_DIR / "chart.png"), *chart_inputs],
+                       check=True)
+        log(f"wrote {RESULTS_DIR / 'chart.png'}")
+    except (subprocess.CalledProcessError, RuntimeError) as exc:
+        log(f"chart not drawn: {exc}")
+    log(f"wrote {RESULTS_DIR / f'latest{suffix}.md'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--figures", default="1,2,3,4,6", help="comma-separated figure numbers (default 1,2,3,4,6)")
+    p.add_argument("--all", action="store_true", help="all figures, including 5 (the real model)")
+    p.add_argument("--systems", default=",".join(BY_KEY), help=f"subset of: {', '.join(BY_KEY)}")
+    p.add_argument("--repeats", type=int, default=5, help="interleaved rounds for figure 1 (default 5)")
+    p.add_argument("--inner", type=int, default=5, help="runs per round per system in figure 1 (default 5)")
+    p.add_argument("--cold-repeats", type=int, default=7, help="process starts per system, figure 2 (default 7)")
+    p.add_argument("--parallel-repeats", type=int, default=3, help="runs per system, figure 4 (default 3)")
+    p.add_argument("--stream-repeats", type=int, default=3, help="runs per system, figure 6 (default 3)")
+    p.add_argument("--token-delay", type=float, default=0.03, help="seconds per streamed word, figure 6")
+    p.add_argument("--llama-url", default=None,
+                   help="a running llama-server /v1 base: exact token counts (fig 3) and the model (fig 5); "
+                        "default: fig 5 starts one with `ovos-agentic-loop server start`")
+    p.add_argument("--tasks", default=None, help="figure 5: comma-separated task ids or categories (default all)")
+    p.add_argument("--quick", action="store_true", help="few repeats: a smoke run of the bench itself")
+    args = p.parse_args(argv)
+    figures = [1, 2, 3, 4, 5, 6] if args.all else sorted({int(f) for f in args.figures.split(",") if f.strip()})
+    args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    if args.quick:
+        args.repeats, args.inner, args.cold_repeats, args.parallel_repeats, args.stream_repeats = 1, 2, 1, 1, 1
+    unknown = [s for s in args.systems if s not in BY_KEY]
+    if unknown:
+        p.error(f"unknown systems {unknown}; choose from {', '.join(BY_KEY)}")
+
+    for name in sorted({BY_KEY[k].venv for k in args.systems}):
+        venvs.ensure(name, log=log)
+    bench = Bench(args)
+    try:
+        for fig in figures:
+            t0 = time.perf_counter()
+            if fig == 5:
+                from tasks_runner import fig5_tasks
+
+                fig5_tasks(bench)
+            else:
+                {1: bench.fig1_overhead, 2: bench.fig2_cold, 3: bench.fig3_prompt, 4: bench.fig4_parallel,
+                 6: bench.fig6_stream}[fig]()
+            log(f"[fig {fig}] done in {time.perf_counter() - t0:.0f} s")
+    finally:
+        bench.close()
+    write_report(bench, figures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
