@@ -1,0 +1,101 @@
+"""How a turn ends: iteration limit, repetition, time budget, empty replies, brain failures."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from conftest import DemoToolBox
+from engine_helpers import engine_with, user
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+from ovos_agentic_loop.errors import BrainError
+from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
+
+
+def test_max_iterations_ends_with_one_call_without_tools(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("add", a=i, b=1) for i in range(3)] + ["Best answer: 3."])
+    engine = engine_with(brain, [demo_tools], max_iterations=3)
+
+    assert engine.continue_chat(user("count")).content == "Best answer: 3."
+    assert len(brain.calls) == 4
+    assert brain.calls[-1].tools == []
+    assert "Do not call any tool now" in brain.calls[-1].last.content
+    brain.assert_complete()
+
+
+def test_forced_answer_that_is_still_a_call_becomes_a_clear_sentence(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("add", a=1, b=1), '{"name": "add", "arguments": {"a": 1, "b": 1}}'])
+    engine = engine_with(brain, [demo_tools], max_iterations=1)
+    answer = engine.continue_chat(user("?")).content
+    assert answer == "I'm sorry, I could not finish that within 1 steps."
+
+
+def test_repeating_the_same_call_is_pointed_out_then_ends_the_turn(demo_tools: DemoToolBox) -> None:
+    same = [tool_call("add", a=1, b=2) for _ in range(3)]
+    brain = ScriptedBrain([*same, "It is 3."])
+    engine = engine_with(brain, [demo_tools])
+
+    assert engine.continue_chat(user("1+2")).content == "It is 3."
+    assert len(demo_tools.calls) == 2  # the third identical call is not run
+    assert "already made this exact call" in brain.calls[2].last.content
+    assert brain.calls[-1].tools == []  # the final call offers no tools
+
+
+def test_empty_reply_never_gives_an_empty_answer(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain(["", "   "])
+    engine = engine_with(brain, [demo_tools])
+    answer = engine.continue_chat(user("?")).content
+    assert answer.strip()
+    assert "sorry" in answer.lower()
+
+
+def test_time_budget_bounds_a_hanging_brain(demo_tools: DemoToolBox) -> None:
+    release = threading.Event()
+
+    def hang(call: BrainCall) -> str:
+        release.wait(10)
+        return "too late"
+
+    brain = ScriptedBrain([hang])
+    engine = engine_with(brain, [demo_tools], time_budget=0.5)
+    started = time.monotonic()
+    answer = engine.continue_chat(user("?")).content
+    release.set()
+    assert time.monotonic() - started < 2
+    assert "time limit of 0.5 seconds" in answer
+
+
+def test_time_budget_caps_tool_timeouts(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("sleep", seconds=3)])
+    engine = engine_with(brain, [demo_tools], time_budget=0.6, tool_timeout=30)
+    started = time.monotonic()
+    answer = engine.continue_chat(user("?")).content
+    assert time.monotonic() - started < 2
+    assert "time limit" in answer
+
+
+def test_brain_failure_raises_a_clear_error(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([ConnectionError("connection refused")])
+    engine = engine_with(brain, [demo_tools])
+    with pytest.raises(BrainError, match="brain 'ScriptedBrain' failed: ConnectionError: connection refused"):
+        engine.continue_chat(user("?"))
+
+
+def test_brain_error_of_the_brain_itself_passes_through(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([BrainError("server at http://127.0.0.1:1/v1 is down; start it with ...")])
+    engine = engine_with(brain, [demo_tools])
+    with pytest.raises(BrainError, match="start it with"):
+        engine.continue_chat(user("?"))
+
+
+def test_caller_history_with_tool_results_continues(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain(["The weather is sunny."])
+    engine = engine_with(brain, [demo_tools])
+    history = [
+        *user("weather?"),
+        AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[tool_call("get_weather").tool_calls[0]]),
+        AgentMessage(MessageRole.TOOL, '{"sky": "sunny"}', tool_call_id="x", name="get_weather"),
+    ]
+    assert engine.continue_chat(history).content == "The weather is sunny."
