@@ -78,8 +78,13 @@ class SentenceSplitter:
         token = word.group(1).lower().rstrip(".")
         if token in self._abbreviations:
             return False
-        # "J. Smith" (an initial) and "1. First" (an ordered list item) are not sentence ends.
-        return not (len(token) == 1 and token.isalpha()) and not token.isdigit()
+        if len(token) == 1 and token.isalpha():
+            return False  # "J. Smith": an initial
+        if token.isdigit():
+            # "1. First" (an ordered list item: the number is all there is) is not a sentence end;
+            # "The sum is 5. Next" is.
+            return text[start : match.start()].strip() != token
+        return True
 
 
 def stream_sentences(deltas: Iterable[str]) -> Iterator[str]:
