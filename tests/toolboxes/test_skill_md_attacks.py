@@ -1,0 +1,160 @@
+"""Injection and runaway attempts against executable skills."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ovos_plugin_manager.persona import find_toolbox_plugins
+
+from toolboxes._process import ToolCallError
+
+SKILL = """\
+---
+name: probe
+description: Print its argv as JSON.
+should_run_in_sandbox: main
+---
+## Parameters
+
+### value (required, positional position 0)
+**Type**: `str`
+### --name (optional, named parameter)
+**Type**: `str`
+### --danger (optional, flag)
+**Type**: `bool`
+"""
+
+SCRIPT = """\
+import json, sys
+if "--danger" in sys.argv:
+    open("DANGER", "w").write("set")
+print(json.dumps(sys.argv[1:]))
+"""
+
+
+def make_box(root: Path, **config: Any):
+    config = {"skills_paths": [str(root)], "user_skills_path": None, "use_entry_points": False, **config}
+    return find_toolbox_plugins()["ovos-skill-md-toolbox"](config=config)
+
+
+def skill(root: Path, skill_md: str = SKILL, script: str = SCRIPT, suffix: str = ".py") -> Path:
+    folder = root / "probe"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(skill_md)
+    (folder / "scripts" / f"probe{suffix}").write_text(script)
+    return folder
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "x; rm -rf victim",
+        "$(rm -rf victim)",
+        "`rm -rf victim`",
+        "x && rm -rf victim",
+        "x | rm -rf victim",
+        "x\nrm",
+    ],
+)
+def test_shell_metacharacters_are_data(tmp_path: Path, value: str) -> None:
+    work = tmp_path / "work"
+    (work / "victim").mkdir(parents=True)
+    skill(tmp_path / "skills")
+    box = make_box(tmp_path / "skills", root_path=str(work))
+    assert box.call_tool("probe", {"value": value, "name": value}).result == [value, "--name", value]
+    assert (work / "victim").is_dir()
+
+
+@pytest.mark.parametrize("suffix", [".py", ".sh"])
+def test_metacharacters_are_data_in_bash_scripts_too(tmp_path: Path, suffix: str) -> None:
+    work = tmp_path / "work"
+    (work / "victim").mkdir(parents=True)
+    script = SCRIPT if suffix == ".py" else "printf '%s\\n' \"$@\"\n"
+    skill(tmp_path / "skills", script=script, suffix=suffix)
+    out = make_box(tmp_path / "skills", root_path=str(work)).call_tool("probe", {"value": "$(rm -rf victim)"})
+    assert "$(rm -rf victim)" in (out.stdout or str(out.result))
+    assert (work / "victim").is_dir()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"value": "--danger"},
+        {"value": "-rf"},
+        {"value": "ok", "name": "--danger"},
+        {"value": "x\x00y"},
+    ],
+)
+def test_option_injection_is_refused(tmp_path: Path, kwargs: dict[str, str]) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    skill(tmp_path / "skills")
+    with pytest.raises(RuntimeError) as excinfo:
+        make_box(tmp_path / "skills", root_path=str(work)).call_tool("probe", kwargs)
+    assert isinstance(excinfo.value.__cause__, ToolCallError)
+    assert "may not start with '-'" in str(excinfo.value.__cause__) or "NUL" in str(excinfo.value.__cause__)
+    assert not (work / "DANGER").exists()
+
+
+def test_timeout_from_the_skill_kills_the_whole_group(tmp_path: Path) -> None:
+    skill_md = SKILL.replace(
+        "---\n## Parameters", "---\n## Timeout\n\nDefault timeout: 1 seconds\n\n## Parameters"
+    )
+    script = (
+        "import subprocess, sys, time\n"
+        "p = subprocess.Popen(['sleep', '100'])\n"
+        "open(sys.argv[1], 'w').write(str(p.pid))\n"
+        "time.sleep(100)\n"
+    )
+    skill(tmp_path / "skills", skill_md=skill_md, script=script)
+    pidfile = tmp_path / "pid"
+    box = make_box(tmp_path / "skills")
+    started = time.monotonic()
+    with pytest.raises(RuntimeError) as excinfo:
+        box.call_tool("probe", {"value": str(pidfile)})
+    assert time.monotonic() - started < 4
+    assert "did not finish within 1 seconds" in str(excinfo.value.__cause__)
+    assert not pid_alive(int(pidfile.read_text()))
+
+
+def test_max_timeout_caps_the_skill_timeout(tmp_path: Path) -> None:
+    skill_md = SKILL.replace("---\n## Parameters", "---\n## Timeout\n\n600 seconds\n\n## Parameters")
+    skill(tmp_path / "skills", skill_md=skill_md, script="import time\ntime.sleep(100)\n")
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="probe"):
+        make_box(tmp_path / "skills", max_timeout=1).call_tool("probe", {"value": "x"})
+    assert time.monotonic() - started < 4
+
+
+def test_output_flood_is_capped(tmp_path: Path) -> None:
+    skill(tmp_path / "skills", script="import sys\nsys.stdout.write('z' * 5_000_000)\n")
+    out = make_box(tmp_path / "skills", max_output_bytes=2000).call_tool("probe", {"value": "x"})
+    assert out.truncated and len(out.stdout) < 2300 and "5000000 bytes in total" in out.stdout
+
+
+def test_env_parameter_cannot_be_a_loader_variable(tmp_path: Path, ovos_log) -> None:
+    skill_md = SKILL + "### LD_PRELOAD (optional, env var)\n**Type**: `str`\n"
+    skill(tmp_path / "skills", skill_md=skill_md)
+    box = make_box(tmp_path / "skills")
+    assert "probe" not in box.tools  # the script is not offered at all
+    assert any("LD_PRELOAD" in w for w in ovos_log.at("warning"))
+
+
+def test_symlinked_script_leaving_the_folder_is_not_run(tmp_path: Path) -> None:
+    folder = skill(tmp_path / "skills")
+    outside = tmp_path / "evil.py"
+    outside.write_text("print('evil')\n")
+    (folder / "scripts" / "probe.py").unlink()
+    (folder / "scripts" / "probe.py").symlink_to(outside)
+    assert "probe" not in make_box(tmp_path / "skills").tools
