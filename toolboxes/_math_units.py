@@ -1,0 +1,186 @@
+"""Unit conversion through pint, with the spellings small models use and helpful errors.
+
+pint is imported lazily (its registry takes about half a second to build) and one registry is
+shared by every toolbox instance. pint parses unit text with its own tokenizer; it is never
+evaluated as Python.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_UNIT_CHARS = 60
+_UNIT_TEXT = re.compile(r"[\w\s/*^.°º²³µμ()-]+")
+_BIG_EXPONENT = re.compile(r"(\*\*|\^)\s*-?\d{2,}")
+
+# Spellings pint does not know, or reads as something else (pint's 'C' is coulomb, 'F' farad,
+# 'kb' kilobarn). Keys are matched as written first, then lower-cased.
+ALIASES = {
+    "C": "degC",
+    "°C": "degC",
+    "ºC": "degC",
+    "celsius": "degC",
+    "centigrade": "degC",
+    "degrees celsius": "degC",
+    "degree celsius": "degC",
+    "F": "degF",
+    "°F": "degF",
+    "ºF": "degF",
+    "fahrenheit": "degF",
+    "degrees fahrenheit": "degF",
+    "degree fahrenheit": "degF",
+    "KB": "kilobyte",
+    "Kb": "kilobit",
+    "kb": "kilobit",
+    "kbit": "kilobit",
+    "Mb": "megabit",
+    "Gb": "gigabit",
+    "Tb": "terabit",
+    "kmh": "km/h",
+    "kmph": "km/h",
+    "km/hr": "km/h",
+    "light year": "light_year",
+    "light years": "light_year",
+    "lightyear": "light_year",
+    "nautical mile": "nautical_mile",
+    "nautical miles": "nautical_mile",
+    "metric ton": "metric_ton",
+    "metric tons": "metric_ton",
+    "fl oz": "fluid_ounce",
+    "fluid ounce": "fluid_ounce",
+    "fluid ounces": "fluid_ounce",
+    "acre": "international_acre",
+    "acres": "international_acre",
+    "sq m": "m**2",
+    "sq km": "km**2",
+    "sq mi": "mi**2",
+    "square meters": "m**2",
+    "square metres": "m**2",
+    "square kilometers": "km**2",
+    "square miles": "mi**2",
+    "cubic meters": "m**3",
+    "cubic metres": "m**3",
+}
+_COMMON = [
+    "meter", "kilometer", "centimeter", "millimeter", "mile", "yard", "foot", "inch", "gram", "kilogram",
+    "pound", "ounce", "stone", "tonne", "liter", "milliliter", "gallon", "quart", "pint", "cup",
+    "degC", "degF", "kelvin", "km/h", "mph", "m/s", "knot", "acre", "hectare", "byte", "bit",
+    "kilobyte", "megabyte", "gigabyte", "KiB", "MiB", "GiB", "second", "minute", "hour", "day", "week",
+    "year", "joule", "kilojoule", "calorie", "kilocalorie", "kWh", "pascal", "bar", "psi", "atm",
+]  # fmt: skip
+
+
+# pint names compound dimensions by their base units; people call them by these names.
+_FRIENDLY = {
+    "length ** 2": "area",
+    "length ** 3": "volume",
+    "length / time": "speed",
+    "mass * length ** 2 / time ** 2": "energy",
+    "mass / length / time ** 2": "pressure",
+    "mass * length ** 2 / time ** 3": "power",
+}
+
+
+@dataclass(frozen=True)
+class Conversion:
+    result: float
+    from_unit: str
+    to_unit: str
+    dimension: str
+
+
+@functools.lru_cache(maxsize=1)
+def registry() -> Any:
+    import pint
+
+    ureg = pint.UnitRegistry()
+    # pint's 'acre' is the US survey acre, retired in 2023; people mean the international one.
+    ureg.define("international_acre = 4046.8564224 * meter ** 2")
+    return ureg
+
+
+def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
+    """Convert with pint; offset units (°C, °F) are handled as temperatures, not differences."""
+    import pint
+
+    ureg = registry()
+    source, target = _unit(from_unit, "from_unit"), _unit(to_unit, "to_unit")
+    try:
+        quantity = ureg.Quantity(value, source)
+        converted = quantity.to(target)
+    except pint.errors.UndefinedUnitError as exc:
+        bad = from_unit if _undefined(source) else to_unit
+        raise ValueError(f"unknown unit {bad!r} ({exc}); {_suggest(bad)}") from None
+    except pint.errors.DimensionalityError:
+        raise ValueError(
+            f"cannot convert {from_unit!r} ({_dimension(ureg, source)}) to {to_unit!r} "
+            f"({_dimension(ureg, target)}): they measure different things"
+        ) from None
+    except (pint.errors.PintError, ArithmeticError, ValueError, TypeError, KeyError) as exc:
+        raise ValueError(f"cannot convert {from_unit!r} to {to_unit!r}: {exc}") from None
+    if _is_data(ureg, source) != _is_data(ureg, target):
+        # pint treats bits and bytes as dimensionless, so it would convert KB to percent.
+        raise ValueError(
+            f"cannot convert {from_unit!r} to {to_unit!r}: only one of them is an amount of data"
+        )
+    result = float(f"{float(converted.magnitude):.12g}")  # Hide float noise: 211.99999999999991 °F.
+    return Conversion(
+        result, f"{quantity.units:~P}" or source, f"{converted.units:~P}", _dimension(ureg, source)
+    )
+
+
+def _unit(text: str, what: str) -> str:
+    cleaned = " ".join(text.strip().split())
+    if not cleaned or len(cleaned) > MAX_UNIT_CHARS or not _UNIT_TEXT.fullmatch(cleaned):
+        raise ValueError(
+            f"{what} {text!r} is not a unit name; write units like 'km', 'mph', 'degC', 'liters'"
+        )
+    if _BIG_EXPONENT.search(cleaned):
+        raise ValueError(f"{what} {text!r} has an exponent above 9; use units such as 'm^2' or 'm^3'")
+    for key in (cleaned, cleaned.lower()):
+        if key in ALIASES:
+            return ALIASES[key]
+    if cleaned.lower().startswith(("deg ", "degrees ", "degree ")):
+        return cleaned.split(" ", 1)[1]
+    return cleaned
+
+
+def _undefined(unit: str) -> bool:
+    import pint
+
+    try:
+        registry().parse_units(unit)
+    except pint.errors.PintError:
+        return True
+    return False
+
+
+def _suggest(text: str) -> str:
+    names = [*ALIASES, *_COMMON, *dir(registry())]
+    by_lower = {n.lower(): n for n in reversed(names)}
+    close = difflib.get_close_matches(text, names, n=3, cutoff=0.6)
+    close += [by_lower[n] for n in difflib.get_close_matches(text.lower(), list(by_lower), n=3)]
+    if close:
+        return "did you mean " + " or ".join(repr(n) for n in dict.fromkeys(close[:3])) + "?"
+    return "write units like 'km', 'mph', 'degC', 'liters', 'kg', 'MB'"
+
+
+def _dimension(ureg: Any, unit: str) -> str:
+    import pint
+
+    try:
+        quantity = ureg.Quantity(1, unit)
+    except pint.errors.PintError:
+        return "unknown"
+    if _is_data(ureg, unit):
+        return "data"
+    named = str(quantity.dimensionality).replace("[", "").replace("]", "")
+    return _FRIENDLY.get(named, named) or "dimensionless"
+
+
+def _is_data(ureg: Any, unit: str) -> bool:
+    return "bit" in str(ureg.Quantity(1, unit).to_root_units().units)
