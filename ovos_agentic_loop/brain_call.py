@@ -79,11 +79,11 @@ def call_brain(
     def work() -> None:
         try:
             if streaming:
-                for item in brain.engine.stream_message(messages, **kwargs):  # type: ignore[attr-defined]
+                for item in brain.engine.stream_message(messages, **kwargs):
                     items.put(item)
             else:
                 items.put(brain.engine.continue_chat(messages, **kwargs))
-        except BaseException as exc:  # handed to the loop's thread, which raises it
+        except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread, which raises it
             items.put(exc)
         items.put(_DONE)
 

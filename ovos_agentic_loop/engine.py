@@ -14,7 +14,6 @@ import logging
 import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from importlib.metadata import entry_points
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
@@ -23,9 +22,8 @@ from ovos_utils.log import LOG
 
 from ovos_agentic_loop.brain_call import BrainHandle
 from ovos_agentic_loop.config import DEFAULT_BRAIN, LoopConfig, Mode, parse_config
-from ovos_agentic_loop.errors import PluginNotFound
 from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepEvent, StepKind, StepListener
-from ovos_agentic_loop.loading import load_brain, load_toolboxes
+from ovos_agentic_loop.loading import load_brain, load_toolboxes, require_installed_brain
 from ovos_agentic_loop.toolset import PersonaTools, ToolSet
 from ovos_agentic_loop.turn import Turn, TurnSetup
 
@@ -56,7 +54,9 @@ class AgentLoopEngine(ChatEngine):
         bus: Any = None,
     ) -> None:
         super().__init__(config=config)
-        self.settings: LoopConfig = parse_config(config, engine_name=self.engine_name, default_mode=self.default_mode)
+        self.settings: LoopConfig = parse_config(
+            config, engine_name=self.engine_name, default_mode=self.default_mode
+        )
         self.bus = bus
         self._listeners: list[StepListener] = []
         self._lock = threading.Lock()
@@ -64,10 +64,12 @@ class AgentLoopEngine(ChatEngine):
         if brain is not None:
             self.set_brain(brain)
         elif self.settings.brain:
-            _require_installed(self.settings.brain, engine_name=self.engine_name)
+            require_installed_brain(self.settings.brain, engine_name=self.engine_name)
         if toolboxes is None:
             sections = {name: self.settings.plugin_section(name) for name in self.settings.toolboxes}
-            toolboxes = load_toolboxes(self.settings.toolboxes, sections, bus=bus, engine_name=self.engine_name)
+            toolboxes = load_toolboxes(
+                self.settings.toolboxes, sections, bus=bus, engine_name=self.engine_name
+            )
         self._tools = PersonaTools(list(toolboxes), engine_name=self.engine_name)
         self._executor = ThreadPoolExecutor(
             max_workers=self.settings.max_parallel_tools * 2, thread_name_prefix=f"{self.engine_name}-tool"
@@ -109,7 +111,7 @@ class AgentLoopEngine(ChatEngine):
         self._listeners.remove(listener)
 
     # -- the ChatEngine contract ----------------------------------------------------
-    def continue_chat(  # type: ignore[override]
+    def continue_chat(
         self,
         messages: list[AgentMessage],
         session_id: str = "default",
@@ -130,9 +132,9 @@ class AgentLoopEngine(ChatEngine):
             try:
                 next(run)
             except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
+                return done.value
 
-    def stream_tokens(  # type: ignore[override]
+    def stream_tokens(
         self,
         messages: list[AgentMessage],
         session_id: str = "default",
@@ -155,7 +157,7 @@ class AgentLoopEngine(ChatEngine):
         if not spoken and final.content:
             yield final.content  # the answer came from a call that could not stream
 
-    def stream_sentences(  # type: ignore[override]
+    def stream_sentences(
         self,
         messages: list[AgentMessage],
         session_id: str = "default",
@@ -196,7 +198,9 @@ class AgentLoopEngine(ChatEngine):
             with self._lock:
                 if self._brain is None:
                     name = self.settings.brain or DEFAULT_BRAIN
-                    engine = load_brain(name, self.settings.plugin_section(name), engine_name=self.engine_name)
+                    engine = load_brain(
+                        name, self.settings.plugin_section(name), engine_name=self.engine_name
+                    )
                     self.set_brain(engine)
         assert self._brain is not None
         return self._brain
@@ -212,30 +216,20 @@ class AgentLoopEngine(ChatEngine):
                 from ovos_bus_client.message import Message
 
                 self.bus.emit(Message(BUS_STEP_TOPIC, {"engine": self.engine_name, **event.as_dict()}))
-            except Exception as exc:  # a broken bus must not break the turn; it is reported
+            except Exception as exc:  # noqa: BLE001 - a broken bus must not break the turn; reported
                 LOG.warning(f"{self.engine_name}: could not emit step event on the bus: {exc}")
         for listener in list(self._listeners):
             try:
                 listener(event)
-            except Exception as exc:  # a listener's bug must not break the turn; it is reported
-                LOG.warning(f"{self.engine_name}: step listener {listener!r} raised {type(exc).__name__}: {exc}")
+            except Exception as exc:  # noqa: BLE001 - a listener's bug must not break the turn; reported
+                LOG.warning(
+                    f"{self.engine_name}: step listener {listener!r} raised {type(exc).__name__}: {exc}"
+                )
 
 
 def _brief(data: dict[str, Any], limit: int = 300) -> str:
     text = ", ".join(f"{k}={v!r}" for k, v in data.items() if v not in (None, [], {}))
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _require_installed(name: str, *, engine_name: str) -> None:
-    """Fail at construction, by name, when the brain's entry point is not installed (no import)."""
-    installed = {ep.name for ep in entry_points(group="opm.agents.chat")}
-    if name not in installed:
-        others = ", ".join(sorted(installed - {"ovos-react-loop", "ovos-native-toolcall-loop"})) or "none"
-        raise PluginNotFound(
-            f"{engine_name}: brain {name!r} is not an installed chat plugin. Installed chat plugins: {others}. "
-            "'brain' takes an entry-point name (e.g. 'ovos-openai-brain' or 'ovos-chat-openai-plugin'), not a "
-            "package name (e.g. not 'ovos-openai-plugin'); install the package that provides it."
-        )
 
 
 class ReActLoopEngine(AgentLoopEngine):

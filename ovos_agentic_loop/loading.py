@@ -8,6 +8,7 @@ so by name, with what to do about it.
 
 from __future__ import annotations
 
+from importlib.metadata import entry_points
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
@@ -16,7 +17,19 @@ from ovos_utils.log import LOG
 
 from ovos_agentic_loop.errors import PluginNotFound
 
-__all__ = ["load_brain", "load_toolboxes"]
+__all__ = ["load_brain", "load_toolboxes", "require_installed_brain"]
+
+
+_LOOP_ENTRY_POINTS = frozenset({"ovos-react-loop", "ovos-native-toolcall-loop"})
+
+
+def require_installed_brain(name: str, *, engine_name: str) -> None:
+    """Fail by name when the brain's entry point is not installed; reads metadata only, imports nothing."""
+    installed = {ep.name for ep in entry_points(group="opm.agents.chat")}
+    if name not in installed:
+        raise _brain_not_found(name, installed, engine_name)
+    if name in _LOOP_ENTRY_POINTS:
+        raise PluginNotFound(f"{engine_name}: brain {name!r} is an agent loop itself; name a model plugin.")
 
 
 def load_brain(name: str, section: dict[str, Any], *, engine_name: str) -> ChatEngine:
@@ -26,19 +39,20 @@ def load_brain(name: str, section: dict[str, Any], *, engine_name: str) -> ChatE
     plugins = find_chat_plugins()
     cls = plugins.get(name)
     if cls is None:
-        installed = ", ".join(sorted(p for p in plugins if p not in _LOOP_ENTRY_POINTS)) or "none"
-        raise PluginNotFound(
-            f"{engine_name}: brain {name!r} is not an installed chat plugin. Installed chat plugins: "
-            f"{installed}. 'brain' takes an entry-point name (e.g. 'ovos-openai-brain' or "
-            f"'ovos-chat-openai-plugin'), not a package name (e.g. not 'ovos-openai-plugin'); "
-            f"install the package that provides it, or run 'ovos-agentic-loop doctor <persona>'."
-        )
+        raise _brain_not_found(name, set(plugins), engine_name)
     if name in _LOOP_ENTRY_POINTS:
         raise PluginNotFound(f"{engine_name}: brain {name!r} is an agent loop itself; name a model plugin.")
     return cls(config=section)
 
 
-_LOOP_ENTRY_POINTS = frozenset({"ovos-react-loop", "ovos-native-toolcall-loop"})
+def _brain_not_found(name: str, installed: set[str], engine_name: str) -> PluginNotFound:
+    others = ", ".join(sorted(installed - _LOOP_ENTRY_POINTS)) or "none"
+    return PluginNotFound(
+        f"{engine_name}: brain {name!r} is not an installed chat plugin. Installed chat plugins: {others}. "
+        "'brain' takes an entry-point name (e.g. 'ovos-openai-brain' or 'ovos-chat-openai-plugin'), "
+        "not a package name (e.g. not 'ovos-openai-plugin'); install the package that provides it, "
+        "or run 'ovos-agentic-loop doctor <persona>'."
+    )
 
 
 def load_toolboxes(
@@ -65,8 +79,10 @@ def load_toolboxes(
             continue
         try:
             toolbox = cls(config=sections.get(name, {}), bus=bus)
-        except Exception as exc:  # a third-party plugin may raise anything; we report it and go on
-            LOG.warning(f"{engine_name}: toolbox {name!r} failed to load: {type(exc).__name__}: {exc}. Skipped.")
+        except Exception as exc:  # noqa: BLE001 - a third-party plugin may raise anything; reported
+            LOG.warning(
+                f"{engine_name}: toolbox {name!r} failed to load: {type(exc).__name__}: {exc}. Skipped."
+            )
             continue
         if not toolbox.tools:
             LOG.warning(
@@ -74,6 +90,8 @@ def load_toolboxes(
                 f"returned nothing; check its config section {sections.get(name, {})!r}). Skipped."
             )
             continue
-        LOG.info(f"{engine_name}: toolbox {name!r} loaded {len(toolbox.tools)} tools: {', '.join(toolbox.tools)}")
+        LOG.info(
+            f"{engine_name}: toolbox {name!r} loaded {len(toolbox.tools)} tools: {', '.join(toolbox.tools)}"
+        )
         loaded.append(toolbox)
     return loaded

@@ -63,7 +63,7 @@ def run_calls(
     wait([f for f in futures if f is not None], timeout=timeout)
 
     outcomes: list[ToolOutcome] = []
-    for call, future in zip(calls, futures):
+    for call, future in zip(calls, futures, strict=True):
         try:
             if future is None:
                 raise UnknownTool(call.name)
@@ -76,7 +76,9 @@ def run_calls(
                 raise
             text = observation_for_error(exc, call, toolset)
             duration = time.monotonic() - started
-            outcomes.append(ToolOutcome(call, False, _cut(text, max_chars), duration, error=text.split("\n")[0]))
+            outcomes.append(
+                ToolOutcome(call, False, _cut(text, max_chars), duration, error=text.split("\n")[0])
+            )
             continue
         outcomes.append(ToolOutcome(call, True, _cut(render_output(output), max_chars), duration))
     return outcomes
@@ -115,9 +117,12 @@ def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) 
     validation = _find_cause(exc, ValidationError)
     if validation is not None and isinstance(exc, ValueError):  # OPM: bad input -> ValueError
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}" for err in validation.errors()
+            f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
+            for err in validation.errors()
         )
-        return f"Error: invalid arguments for {name}: {problems}. Expected arguments: {_expected(name, toolset)}"
+        return (
+            f"Error: invalid arguments for {name}: {problems}. Expected arguments: {_expected(name, toolset)}"
+        )
     if validation is not None:  # OPM: bad output -> RuntimeError; a bug in the tool, not the call
         return f"Error: {name} returned a result that does not match its schema (a tool bug): {validation}"
     root = _root_cause(exc)

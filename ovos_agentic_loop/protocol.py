@@ -134,7 +134,9 @@ def render_call(name: str, arguments: dict[str, Any]) -> str:
 # --- the parser ------------------------------------------------------------------
 
 _OBSERVATION = re.compile(r"^[ \t>*_#]*observation[ \t*_]*:", re.IGNORECASE | re.MULTILINE)
-_ACTION = re.compile(r"^[ \t>*_#]*action[ \t*_]*:[ \t*_`\"']*([A-Za-z_][\w.\-]*)", re.IGNORECASE | re.MULTILINE)
+_ACTION = re.compile(
+    r"^[ \t>*_#]*action[ \t*_]*:[ \t*_`\"']*([A-Za-z_][\w.\-]*)", re.IGNORECASE | re.MULTILINE
+)
 _ACTION_INPUT = re.compile(r"action[ _]*input[ \t*_]*:", re.IGNORECASE)
 _FINAL = re.compile(r"final[ _]*answer[ \t*_]*[:：][ \t]*", re.IGNORECASE)
 _THOUGHT = re.compile(r"^[ \t>*_#]*thought[ \t*_]*:", re.IGNORECASE | re.MULTILINE)
@@ -168,7 +170,9 @@ def parse_reply(text: str, tool_names: list[str] | None = None) -> ParsedReply:
     if _THOUGHT.search(kept) and not clean_answer(kept):
         return ParsedReply(problem="a Thought with no Action and no Final Answer", kept_text=kept)
     if _looks_like_broken_call(kept):
-        return ParsedReply(problem="a tool call that is not valid JSON with 'name' and 'arguments'", kept_text=kept)
+        return ParsedReply(
+            problem="a tool call that is not valid JSON with 'name' and 'arguments'", kept_text=kept
+        )
     return ParsedReply(answer=clean_answer(kept), kept_text=kept)
 
 

@@ -55,7 +55,7 @@ class FinalAnswerGate:
         if any(head.startswith(p) for p in _HOLD_PREFIXES):
             self._state = "hold"
             return
-        if any(p.startswith(head) or head.startswith(p) for p in _FINAL_PREFIXES + _HOLD_PREFIXES):
-            if len(head) < _PREFIX_CHARS:
-                return  # still ambiguous ("Fin", "Act"): wait for a few more characters
+        ambiguous = any(p.startswith(head) for p in _FINAL_PREFIXES + _HOLD_PREFIXES)
+        if ambiguous and len(head) < _PREFIX_CHARS:
+            return  # still ambiguous ("Fin", "Act"): wait for a few more characters
         self._state = "prose"

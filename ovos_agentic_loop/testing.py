@@ -28,7 +28,8 @@ from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, Messa
 
 __all__ = ["BrainCall", "ScriptedBrain", "ScriptedReply", "tool_call", "tool_calls"]
 
-ScriptedReply = Union[str, AgentMessage, BaseException, Callable[["BrainCall"], Union[str, AgentMessage]]]
+# A type alias evaluated at runtime on Python 3.10, so typing.Union (not "|" with a string forward reference).
+ScriptedReply = Union[str, AgentMessage, BaseException, Callable[["BrainCall"], Union[str, AgentMessage]]]  # noqa: UP007
 
 
 @dataclass
@@ -88,7 +89,7 @@ class ScriptedBrain(ChatEngine):
         self._lock = threading.Lock()
         if not accepts_stop:
             # Like many third-party plugins: no `stop` parameter at all (the loop inspects the signature).
-            self.continue_chat = self._continue_chat_without_stop  # type: ignore[method-assign]
+            self.continue_chat = self._continue_chat_without_stop  # type: ignore[method-assign,assignment]
 
     # -- script -------------------------------------------------------------
     def add(self, *replies: ScriptedReply) -> None:
@@ -102,7 +103,9 @@ class ScriptedBrain(ChatEngine):
     def assert_complete(self) -> None:
         """Fail when scripted replies were never asked for."""
         if self._replies:
-            raise AssertionError(f"ScriptedBrain: {len(self._replies)} scripted replies unused: {self._replies!r}")
+            raise AssertionError(
+                f"ScriptedBrain: {len(self._replies)} scripted replies unused: {self._replies!r}"
+            )
 
     def _next(self, call: BrainCall) -> AgentMessage:
         with self._lock:
@@ -120,12 +123,14 @@ class ScriptedBrain(ChatEngine):
             return AgentMessage(role=MessageRole.ASSISTANT, content=reply)
         return reply
 
-    def _record(self, messages: list[AgentMessage], tools: Any, stop: list[str] | None, **kw: Any) -> BrainCall:
+    def _record(
+        self, messages: list[AgentMessage], tools: Any, stop: list[str] | None, **kw: Any
+    ) -> BrainCall:
         specs = ToolBox.normalize_tools(tools) if tools else []
         return BrainCall(messages=copy.deepcopy(list(messages)), tools=specs, stop=stop, **kw)
 
     # -- ChatEngine -----------------------------------------------------------
-    def continue_chat(  # type: ignore[override]
+    def continue_chat(
         self,
         messages: list[AgentMessage],
         session_id: str = "default",

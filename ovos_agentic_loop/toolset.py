@@ -65,18 +65,22 @@ class ToolSet:
 
 
 class PersonaTools:
-    """The merged tools of the persona's toolboxes, rebuilt only when their names change."""
+    """The merged tools of the persona's toolboxes, rebuilt only when their names or descriptions change."""
 
     def __init__(self, toolboxes: list[ToolBox], *, engine_name: str) -> None:
         self.toolboxes = list(toolboxes)
         self._engine_name = engine_name
         self._lock = threading.Lock()
-        self._fingerprint: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+        self._fingerprint: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] | None = None
         self._toolset = ToolSet(specs=[], owners={}, schemas={}, caller_names=frozenset())
 
     def current(self) -> ToolSet:
         """The merged tool set; cheap when nothing changed (a tuple of names is compared)."""
-        fingerprint = tuple((tb.toolbox_id, tuple(tb.tools)) for tb in self.toolboxes)
+        # Names and descriptions: a SKILL.md edit changes a description without changing a name.
+        fingerprint = tuple(
+            (tb.toolbox_id, tuple((t.name, t.description) for t in tb.tools.values()))
+            for tb in self.toolboxes
+        )
         if fingerprint == self._fingerprint:
             return self._toolset
         with self._lock:

@@ -25,7 +25,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 
 from ovos_agentic_loop.brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop.config import LoopConfig
-from ovos_agentic_loop.events import StepEvent, StepKind
+from ovos_agentic_loop.events import StepKind
 from ovos_agentic_loop.observations import ToolOutcome, run_calls
 from ovos_agentic_loop.protocol import (
     NATIVE_GUIDANCE,
@@ -94,7 +94,9 @@ class Turn:
                     if caller_calls and not own_calls:
                         return self._hand_to_caller(caller_calls)
                     if caller_calls:  # mixed: run ours now; the model asks for the caller's again later
-                        self._emit("notice", message=f"caller tool calls deferred: {[c.name for c in caller_calls]}")
+                        self._emit(
+                            "notice", message=f"caller tool calls deferred: {[c.name for c in caller_calls]}"
+                        )
                     if self._repeated_too_often(own_calls):
                         return (yield from self._forced_answer("repetition", stream))
                     self._run_tools(parsed, own_calls)
@@ -111,7 +113,8 @@ class Turn:
                 return self._finish(answer, "answer")
         except BrainCallTimeout:
             return self._finish(
-                f"I'm sorry, that took longer than my time limit of {cfg.time_budget:g} seconds.", "time_budget"
+                f"I'm sorry, that took longer than my time limit of {cfg.time_budget:g} seconds.",
+                "time_budget",
             )
 
     def _ask(self, *, stream: bool, with_tools: bool) -> Generator[str, None, AgentMessage]:
@@ -156,25 +159,41 @@ class Turn:
 
     def _interpret(self, reply: AgentMessage) -> ParsedReply:
         if reply.tool_calls:
-            calls = [ParsedCall(c.name, c.arguments if isinstance(c.arguments, dict) else {}) for c in reply.tool_calls]
+            calls = [
+                ParsedCall(c.name, c.arguments if isinstance(c.arguments, dict) else {})
+                for c in reply.tool_calls
+            ]
             return ParsedReply(calls=calls, kept_text=reply.content or "")
         return parse_reply(reply.content or "", self.setup.toolset.names)
 
     def _as_tool_calls(self, reply: AgentMessage, parsed: ParsedReply) -> list[ToolCall]:
         if reply.tool_calls:
             return list(reply.tool_calls)
-        return [ToolCall(id=f"call_{uuid.uuid4().hex[:12]}", name=c.name, arguments=c.arguments) for c in parsed.calls]
+        return [
+            ToolCall(id=f"call_{uuid.uuid4().hex[:12]}", name=c.name, arguments=c.arguments)
+            for c in parsed.calls
+        ]
 
     def _run_tools(self, parsed: ParsedReply, calls: list[ToolCall]) -> None:
         # The text protocol keeps what the model wrote (up to the invented rest); native keeps it clean.
         content = parsed.kept_text if self.setup.text_mode else ""
         self.transcript.append(AgentMessage(MessageRole.ASSISTANT, content, tool_calls=calls))
         for call in calls:
-            self._emit("tool_call", name=call.name, arguments=call.arguments, call_id=call.id, owner=self._owner(call))
+            self._emit(
+                "tool_call",
+                name=call.name,
+                arguments=call.arguments,
+                call_id=call.id,
+                owner=self._owner(call),
+            )
         cfg = self.setup.config
         timeout = max(0.01, min(cfg.tool_timeout, self.deadline - time.monotonic()))
         outcomes = run_calls(
-            calls, self.setup.toolset, self.setup.executor, timeout=timeout, max_chars=cfg.max_observation_chars
+            calls,
+            self.setup.toolset,
+            self.setup.executor,
+            timeout=timeout,
+            max_chars=cfg.max_observation_chars,
         )
         for outcome in outcomes:
             observation = outcome.observation + self._repeat_note(outcome)
@@ -188,14 +207,16 @@ class Turn:
                 error=outcome.error,
             )
             self.transcript.append(
-                AgentMessage(MessageRole.TOOL, observation, tool_call_id=outcome.call.id, name=outcome.call.name)
+                AgentMessage(
+                    MessageRole.TOOL, observation, tool_call_id=outcome.call.id, name=outcome.call.name
+                )
             )
 
     def _forced_answer(self, reason: str, stream: bool) -> Generator[str, None, AgentMessage]:
         """One last call without tools, asking for the best answer from what is known."""
         why = {
             "max_iterations": f"You have used all {self.setup.config.max_iterations} tool steps.",
-            "repetition": "You keep calling the same tool with the same arguments; its result will not change.",
+            "repetition": "You keep making the same tool call; its result will not change.",
             "empty": "Your last reply was empty.",
         }[reason]
         self._emit("notice", message=f"forcing a final answer: {reason}")
@@ -203,7 +224,8 @@ class Turn:
             AgentMessage(
                 MessageRole.USER,
                 f"{why} Do not call any tool now. Give your final answer to the user from the information "
-                "above, in plain sentences." + (" Start it with 'Final Answer:'." if self.setup.text_mode else ""),
+                "above, in plain sentences."
+                + (" Start it with 'Final Answer:'." if self.setup.text_mode else ""),
             )
         )
         reply = yield from self._ask(stream=stream, with_tools=False)
@@ -229,7 +251,13 @@ class Turn:
         return AgentMessage(MessageRole.ASSISTANT, answer)
 
     def _hand_to_caller(self, calls: list[ToolCall]) -> AgentMessage:
-        self._emit("final", answer="", reason="caller_tools", calls=[c.name for c in calls], iterations=self.iterations)
+        self._emit(
+            "final",
+            answer="",
+            reason="caller_tools",
+            calls=[c.name for c in calls],
+            iterations=self.iterations,
+        )
         return AgentMessage(MessageRole.ASSISTANT, "", tool_calls=calls)
 
     # -- helpers --------------------------------------------------------------------
@@ -271,7 +299,9 @@ class Turn:
         out: list[AgentMessage] = []
         for message in self.transcript:
             if message.role == MessageRole.ASSISTANT and message.tool_calls:
-                text = message.content or "\n".join(render_call(c.name, c.arguments) for c in message.tool_calls)
+                text = message.content or "\n".join(
+                    render_call(c.name, c.arguments) for c in message.tool_calls
+                )
                 out.append(AgentMessage(MessageRole.ASSISTANT, text))
             elif message.role == MessageRole.TOOL:
                 observation = f"Observation: {message.content}"

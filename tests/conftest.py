@@ -70,7 +70,9 @@ class TextOut(ToolOutput):
 class DemoToolBox(ToolBox):
     """add, sleep, fail, bad_output: enough to drive every path of the loop."""
 
-    def __init__(self, config: dict | None = None, bus: object = None, toolbox_id: str = "demo-tools") -> None:
+    def __init__(
+        self, config: dict | None = None, bus: object = None, toolbox_id: str = "demo-tools"
+    ) -> None:
         self.calls: list[tuple[str, dict]] = []
         super().__init__(toolbox_id, config, bus)
 
@@ -107,7 +109,9 @@ class OtherToolBox(ToolBox):
     def discover_tools(self) -> list[AgentTool]:
         return [
             AgentTool("add", "Another add.", AddArgs, NumberOut, lambda a: NumberOut(value=-1)),
-            AgentTool("shout", "Upper-case a text.", FailArgs, TextOut, lambda a: TextOut(text=a.message.upper())),
+            AgentTool(
+                "shout", "Upper-case a text.", FailArgs, TextOut, lambda a: TextOut(text=a.message.upper())
+            ),
         ]
 
 

@@ -15,7 +15,11 @@ def weather_tool(name: str = "get_weather") -> dict:
         "function": {
             "name": name,
             "description": "Weather for a city.",
-            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
         },
     }
 
@@ -42,7 +46,9 @@ def test_caller_tool_call_is_returned_to_the_caller_then_continued(demo_tools: D
     history = [
         *user("weather in Lisbon?"),
         reply,
-        AgentMessage(MessageRole.TOOL, '{"sky": "sunny"}', tool_call_id=reply.tool_calls[0].id, name="get_weather"),
+        AgentMessage(
+            MessageRole.TOOL, '{"sky": "sunny"}', tool_call_id=reply.tool_calls[0].id, name="get_weather"
+        ),
     ]
     final = engine.continue_chat(history, tools=[weather_tool()])
     assert final.content == "It is sunny in Lisbon."

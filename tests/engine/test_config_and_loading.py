@@ -38,7 +38,10 @@ def test_defaults() -> None:
     engine = load_chat_plugin("ovos-react-loop")(config=None, brain=ScriptedBrain())
     s = engine.settings
     assert (s.mode, s.max_iterations, s.tool_timeout, s.time_budget) == ("auto", 10, 30.0, 120.0)
-    assert load_chat_plugin("ovos-native-toolcall-loop")(config={}, brain=ScriptedBrain()).settings.mode == "native"
+    assert (
+        load_chat_plugin("ovos-native-toolcall-loop")(config={}, brain=ScriptedBrain()).settings.mode
+        == "native"
+    )
 
 
 def test_missing_brain_names_it_and_lists_the_installed_ones() -> None:
@@ -68,7 +71,10 @@ def test_missing_and_empty_toolboxes_are_warnings_by_name(ovos_log, tmp_path) ->
 
 def test_toolbox_sections_reach_the_toolboxes(tmp_path) -> None:
     engine = load_chat_plugin("ovos-react-loop")(
-        config={"toolboxes": ["ovos-filesystem-tools"], "ovos-filesystem-tools": {"root_path": str(tmp_path)}},
+        config={
+            "toolboxes": ["ovos-filesystem-tools"],
+            "ovos-filesystem-tools": {"root_path": str(tmp_path)},
+        },
         brain=ScriptedBrain(),
     )
     (toolbox,) = engine.toolboxes
@@ -76,7 +82,9 @@ def test_toolbox_sections_reach_the_toolboxes(tmp_path) -> None:
 
 
 def test_default_brain_is_the_projects_own_and_loaded_lazily() -> None:
-    engine = load_chat_plugin("ovos-react-loop")(config={"ovos-openai-brain": {"api_url": "http://127.0.0.1:9/v1"}})
+    engine = load_chat_plugin("ovos-react-loop")(
+        config={"ovos-openai-brain": {"api_url": "http://127.0.0.1:9/v1"}}
+    )
     assert engine._brain is None  # constructing a persona does not build a client
     brain = engine.brain
     assert type(brain).__name__ == "OpenAIBrain"

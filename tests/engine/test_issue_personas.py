@@ -21,7 +21,10 @@ OPS_ASSISTANT = {
 RESEARCHER = {
     "name": "researcher",
     "handlers": ["ovos-react-loop"],
-    "ovos-react-loop": {"brain": "ovos-chat-openai-plugin", "toolboxes": ["ovos-math-tools", "ovos-clock-tools"]},
+    "ovos-react-loop": {
+        "brain": "ovos-chat-openai-plugin",
+        "toolboxes": ["ovos-math-tools", "ovos-clock-tools"],
+    },
 }
 
 

@@ -39,7 +39,7 @@ def test_merged_tools_are_offered_as_one_openai_list(demo_tools: DemoToolBox, ov
     engine.continue_chat(user("hi"))
 
     offered = brain.calls[0].tools
-    expected = ToolBox.tools_to_openai_spec(demo_tools.tool_json_list + [other.tool_json_list[1]])
+    expected = ToolBox.tools_to_openai_spec([*demo_tools.tool_json_list, other.tool_json_list[1]])
     assert offered == expected
     assert brain.calls[0].tool_names == ["add", "sleep", "fail", "bad_output", "shout"]
     # the collision is logged with both toolbox ids; the first toolbox wins
@@ -76,9 +76,7 @@ def test_system_prompt_is_combined_once_with_the_persona_instructions(demo_tools
     from ovos_plugin_manager.templates.agents import AgentMessage
 
     engine.continue_chat(user("hi"))
-    engine.continue_chat(
-        [AgentMessage(MessageRole.SYSTEM, "You are Ada, a terse assistant."), *user("hi")]
-    )
+    engine.continue_chat([AgentMessage(MessageRole.SYSTEM, "You are Ada, a terse assistant."), *user("hi")])
 
     for call in brain.calls:
         systems = [m for m in call.messages if m.role == MessageRole.SYSTEM]

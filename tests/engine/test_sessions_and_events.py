@@ -32,7 +32,11 @@ def test_concurrent_sessions_do_not_see_each_other(demo_tools: DemoToolBox) -> N
     engine = engine_with(brain, [demo_tools])
 
     with ThreadPoolExecutor(4) as pool:
-        answers = list(pool.map(lambda n: engine.continue_chat(user(f"number {n}"), session_id=f"s{n}").content, range(4)))
+        answers = list(
+            pool.map(
+                lambda n: engine.continue_chat(user(f"number {n}"), session_id=f"s{n}").content, range(4)
+            )
+        )
 
     assert answers == [f"result {1000 + n}" for n in range(4)]
 
@@ -56,7 +60,9 @@ def test_step_events_reach_listeners_and_the_bus(demo_tools: DemoToolBox) -> Non
     call = seen[2].data
     assert call["name"] == "add" and call["arguments"] == {"a": 1, "b": 2} and call["owner"] == "demo-tools"
     result = seen[3].data
-    assert result["ok"] is True and json.loads(result["result"]) == {"value": 3.0} and result["duration_s"] >= 0
+    assert (
+        result["ok"] is True and json.loads(result["result"]) == {"value": 3.0} and result["duration_s"] >= 0
+    )
     assert seen[-1].data["answer"] == "3" and seen[-1].data["iterations"] == 2
     assert [d["kind"] for d in on_bus] == kinds
     assert on_bus[0]["engine"] == "ovos-react-loop"

@@ -5,10 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-
 from conftest import DemoToolBox
 from engine_helpers import engine_with, user
-
 
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
@@ -80,5 +78,3 @@ def test_forced_final_answer_is_streamed_too(demo_tools: DemoToolBox) -> None:
     brain = SlowStreamingBrain([tool_call("add", a=1, b=2), "Three it is. Bye."])
     engine = engine_with(brain, [demo_tools], max_iterations=1)
     assert list(engine.stream_sentences(user("1+2"))) == ["Three it is.", "Bye."]
-
-

@@ -58,7 +58,9 @@ def test_timeout_is_reported_and_the_loop_goes_on(demo_tools: DemoToolBox) -> No
 
 
 def test_long_output_is_cut_with_a_note(demo_tools: DemoToolBox) -> None:
-    text = observation_after(tool_call("sleep", seconds=0, label="x" * 5000), demo_tools, max_observation_chars=300)
+    text = observation_after(
+        tool_call("sleep", seconds=0, label="x" * 5000), demo_tools, max_observation_chars=300
+    )
     assert len(text) < 400
     assert "[cut:" in text
 
@@ -75,4 +77,6 @@ def test_three_one_second_calls_run_concurrently(demo_tools: DemoToolBox) -> Non
     elapsed = time.monotonic() - started
     assert elapsed < 1.8, f"three 1 s calls took {elapsed:.2f} s: not concurrent"
     results = [m.content for m in brain.calls[1].messages if m.role == MessageRole.TOOL]
-    assert ['"label": "0"' in results[0], '"label": "1"' in results[1], '"label": "2"' in results[2]] == [True] * 3
+    assert ['"label": "0"' in results[0], '"label": "1"' in results[1], '"label": "2"' in results[2]] == [
+        True
+    ] * 3
