@@ -36,6 +36,9 @@ class BrainHandle:
     supports_tools: bool
     accepts_stop: bool
     can_stream: bool
+    #: False for a brain that drops system messages (ovos-chat-openai-plugin without
+    #: ``allow_system_prompts``): the loop then folds its instructions into the first user message.
+    keeps_system: bool = True
 
     @classmethod
     def wrap(cls, engine: ChatEngine, name: str) -> BrainHandle:
@@ -49,6 +52,7 @@ class BrainHandle:
             supports_tools=bool(getattr(engine, "supports_tools", False)),
             accepts_stop="stop" in parameters,
             can_stream=callable(getattr(engine, "stream_message", None)),
+            keeps_system=getattr(engine, "allow_system", True) is not False,
         )
 
 

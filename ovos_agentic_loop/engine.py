@@ -85,6 +85,12 @@ class AgentLoopEngine(ChatEngine):
         """Use ``brain`` for every following turn."""
         name = self.settings.brain or type(brain).__name__
         self._brain = BrainHandle.wrap(brain, name)
+        if not self._brain.keeps_system:
+            LOG.warning(
+                f"{self.engine_name}: brain {name!r} drops system messages ('allow_system_prompts' is off), "
+                "so the loop puts its instructions into the first user message instead; set "
+                f'"allow_system_prompts": true in the {name!r} section to give them their proper place'
+            )
         if self.settings.mode == "native" and not self._brain.supports_tools:
             LOG.warning(
                 f"{self.engine_name}: mode 'native' but brain {name!r} has no native tool calling "

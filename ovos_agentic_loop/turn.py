@@ -122,6 +122,8 @@ class Turn:
         text_mode = self.setup.text_mode
         specs = self.setup.toolset.specs if with_tools and not text_mode else None
         messages = self._rendered() if text_mode else list(self.transcript)
+        if not self.setup.brain.keeps_system:
+            messages = _fold_system(messages)
         started = time.monotonic()
         gate = FinalAnswerGate()
         reply: AgentMessage | None = None
@@ -312,6 +314,18 @@ class Turn:
             else:
                 out.append(message)
         return out
+
+
+def _fold_system(messages: list[AgentMessage]) -> list[AgentMessage]:
+    """For a brain that would drop it: the system message goes into the first user message."""
+    if not messages or messages[0].role != MessageRole.SYSTEM:
+        return messages
+    system, rest = messages[0].content, list(messages[1:])
+    for i, message in enumerate(rest):
+        if message.role == MessageRole.USER:
+            rest[i] = AgentMessage(MessageRole.USER, f"{system}\n\n---\n\n{message.content}")
+            return rest
+    return [AgentMessage(MessageRole.USER, system), *rest]
 
 
 def _signature(call: ToolCall) -> str:

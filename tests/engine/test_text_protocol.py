@@ -141,3 +141,20 @@ def test_native_mode_with_a_text_only_brain_warns_and_uses_text(demo_tools: Demo
     engine = engine_with(brain, [demo_tools], entry_point="ovos-native-toolcall-loop")
     assert engine.continue_chat(user("1+2")).content == "3"
     assert any("no native tool calling" in w for w in ovos_log.at("warning"))
+
+
+class SystemDroppingBrain(ScriptedBrain):
+    """Like ovos-chat-openai-plugin without allow_system_prompts."""
+
+    allow_system = False
+
+
+def test_instructions_reach_a_brain_that_drops_system_messages(demo_tools: DemoToolBox, ovos_log) -> None:
+    brain = SystemDroppingBrain(["Final Answer: ok"], supports_tools=False)
+    engine = engine_with(brain, [demo_tools], system_prompt="You are Ada.")
+    assert engine.continue_chat(user("hello")).content == "ok"
+    sent = brain.calls[0].messages
+    assert [m.role for m in sent] == [MessageRole.USER]
+    assert sent[0].content.startswith("You are Ada.") and "Action Input:" in sent[0].content
+    assert sent[0].content.endswith("hello")
+    assert any("drops system messages" in w and "allow_system_prompts" in w for w in ovos_log.at("warning"))
