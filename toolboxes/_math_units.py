@@ -97,7 +97,7 @@ class Conversion:
 def registry() -> Any:
     import pint
 
-    ureg = pint.UnitRegistry()
+    ureg: Any = pint.UnitRegistry()
     # pint's 'acre' is the US survey acre, retired in 2023; people mean the international one.
     ureg.define("international_acre = 4046.8564224 * meter ** 2")
     return ureg

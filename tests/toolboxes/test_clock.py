@@ -1,0 +1,158 @@
+"""Behaviour of ovos-clock-tools, reached through OPM the way a loop reaches it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+
+
+@pytest.fixture(scope="module")
+def toolbox_cls() -> type[ToolBox]:
+    return find_toolbox_plugins()["ovos-clock-tools"]
+
+
+@pytest.fixture(scope="module")
+def tb(toolbox_cls: type[ToolBox]) -> ToolBox:
+    return toolbox_cls(config={"timezone": "Europe/Lisbon"})
+
+
+def run(tb: ToolBox, name: str, **kwargs: Any) -> Any:
+    return tb.call_tool(name, kwargs)
+
+
+def error_of(tb: ToolBox, name: str, **kwargs: Any) -> str:
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool(name, kwargs)
+    assert excinfo.value.__cause__ is not None
+    return str(excinfo.value.__cause__)
+
+
+def test_tools(tb: ToolBox) -> None:
+    assert set(tb.tools) == {
+        "get_current_datetime",
+        "convert_timezone",
+        "days_between",
+        "add_to_date",
+        "get_weekday",
+    }
+
+
+def test_current_datetime_in_default_and_given_zone(tb: ToolBox) -> None:
+    out = run(tb, "get_current_datetime")
+    moment = datetime.fromisoformat(out.iso)
+    assert abs(moment - datetime.now(ZoneInfo("Europe/Lisbon"))) < timedelta(seconds=5)
+    assert out.timezone == "Europe/Lisbon"
+    assert (out.date, out.time) == (moment.date().isoformat(), moment.strftime("%H:%M:%S"))
+    assert out.weekday == moment.strftime("%A")
+    tokyo = run(tb, "get_current_datetime", timezone="Asia/Tokyo")
+    assert (tokyo.timezone, tokyo.utc_offset) == ("Asia/Tokyo", "+09:00")
+    assert tokyo.iso.endswith("+09:00")
+
+
+@pytest.mark.parametrize(
+    ("written", "name"),
+    [
+        ("america/new york", "America/New_York"),
+        ("Lisbon", "Europe/Lisbon"),
+        ("UTC", "UTC"),
+        ("gmt", "UTC"),
+        ("UTC+5:30", "UTC+05:30"),
+        ("-03:00", "UTC-03:00"),
+    ],
+)
+def test_zone_spellings(tb: ToolBox, written: str, name: str) -> None:
+    assert run(tb, "get_current_datetime", timezone=written).timezone == name
+
+
+def test_invalid_zone_shows_how_to_write_one(tb: ToolBox, toolbox_cls: type[ToolBox]) -> None:
+    message = error_of(tb, "get_current_datetime", timezone="Europe/Lisbn")
+    assert "did you mean 'Europe/Lisbon'" in message and "America/New_York" in message
+    assert "IANA" in error_of(tb, "get_current_datetime", timezone="../../etc/passwd")
+    assert "out of range" in error_of(tb, "get_current_datetime", timezone="UTC+20")
+    with pytest.raises(ValueError, match="unknown time zone"):
+        toolbox_cls(config={"timezone": "Mars/Olympus"})
+
+
+def test_system_zone_is_the_default_without_config(toolbox_cls: type[ToolBox]) -> None:
+    out = toolbox_cls(config={}).call_tool("get_current_datetime", {})
+    assert abs(datetime.fromisoformat(out.iso) - datetime.now().astimezone()) < timedelta(seconds=5)
+
+
+def test_convert_timezone(tb: ToolBox) -> None:
+    summer = run(
+        tb,
+        "convert_timezone",
+        time="2025-07-01 15:00",
+        from_timezone="Europe/London",
+        to_timezone="America/New_York",
+    )
+    assert (summer.source.utc_offset, summer.result.time, summer.result.utc_offset) == (
+        "+01:00",
+        "10:00:00",
+        "-04:00",
+    )
+    winter = run(
+        tb,
+        "convert_timezone",
+        time="2025-01-15 15:00",
+        from_timezone="Europe/London",
+        to_timezone="Asia/Tokyo",
+    )
+    assert (winter.result.date, winter.result.time) == ("2025-01-16", "00:00:00")
+    default_zone = run(tb, "convert_timezone", time="3pm", to_timezone="UTC")
+    assert default_zone.source.timezone == "Europe/Lisbon" and default_zone.source.time == "15:00:00"
+    gap = run(
+        tb, "convert_timezone", time="2025-03-30 01:30", from_timezone="Europe/London", to_timezone="UTC"
+    )
+    assert "does not exist" in gap.note
+    assert "HH:MM" in error_of(tb, "convert_timezone", time="teatime", to_timezone="UTC")
+
+
+def test_days_between(tb: ToolBox) -> None:
+    out = run(tb, "days_between", start_date="2024-01-01", end_date="2024-12-25")
+    assert (out.days, out.weeks, out.extra_days) == (359, 51, 2)
+    back = run(tb, "days_between", start_date="2024-03-01", end_date="2024-02-01")
+    assert (back.days, back.weeks, back.extra_days) == (-29, -4, -1)
+    today = datetime.now(ZoneInfo("Europe/Lisbon")).date()
+    assert run(tb, "days_between", start_date="today", end_date="tomorrow").days == 1
+    assert (
+        run(tb, "days_between", start_date="2000-01-01", end_date="today").days
+        == (today - today.replace(year=2000, month=1, day=1)).days
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected", "note"),
+    [
+        ({"date": "2024-01-31", "months": 1}, "2024-02-29", "does not exist in February 2024"),
+        ({"date": "2023-01-31", "months": 1}, "2023-02-28", "used day 28"),
+        ({"date": "2024-02-29", "years": 1}, "2025-02-28", "used day 28"),
+        ({"date": "2024-12-15", "months": 2}, "2025-02-15", ""),
+        ({"date": "2024-03-15", "months": -3}, "2023-12-15", ""),
+        ({"date": "2024-12-25", "days": 10}, "2025-01-04", ""),
+        ({"date": "2024-01-01", "weeks": -1}, "2023-12-25", ""),
+        ({"date": "March 14, 2025", "days": 1, "weeks": 1}, "2025-03-22", ""),
+    ],
+)
+def test_add_to_date(tb: ToolBox, kwargs: dict[str, Any], expected: str, note: str) -> None:
+    out = run(tb, "add_to_date", **kwargs)
+    assert out.date == expected
+    assert (note in out.note) if note else out.note == ""
+
+
+def test_add_to_date_bounds(tb: ToolBox) -> None:
+    assert "years 1 to 9999" in error_of(tb, "add_to_date", date="2024-01-01", years=10**6)
+    assert "1000 years" in error_of(tb, "add_to_date", date="2024-01-01", days=10**9)
+
+
+def test_get_weekday(tb: ToolBox) -> None:
+    out = run(tb, "get_weekday", date="2025-03-14")
+    assert (out.weekday, out.iso_weekday, out.iso_week, out.day_of_year) == ("Friday", 5, 11, 73)
+    assert run(tb, "get_weekday", date="14 March 2025").weekday == "Friday"
+    assert run(tb, "get_weekday", date="2025-03-14T10:00:00").weekday == "Friday"
+    assert "YYYY-MM-DD" in error_of(tb, "get_weekday", date="14/03/2025")
