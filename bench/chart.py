@@ -1,6 +1,6 @@
 """Draw bench/results/chart.png from the JSON that bench/run.py wrote (runs in the bench venv).
 
-    python chart.py OUT.png latest.json [latest-tasks.json]
+python chart.py OUT.png latest.json [latest-tasks.json]
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 LABELS = {
     "floor": "floor",
@@ -34,9 +34,14 @@ def bars(ax, values: dict[str, float], title: str, unit: str, fmt: str = "{:.1f}
     keys = [k for k in LABELS if k in values and values[k] == values[k]]
     ys = [values[k] for k in keys]
     rects = ax.bar([LABELS[k] for k in keys], ys, color=[color(k) for k in keys])
-    for r, y in zip(rects, ys):
-        ax.annotate(fmt.format(y), (r.get_x() + r.get_width() / 2, r.get_height()), ha="center", va="bottom",
-                    fontsize=8)
+    for r, y in zip(rects, ys, strict=True):
+        ax.annotate(
+            fmt.format(y),
+            (r.get_x() + r.get_width() / 2, r.get_height()),
+            ha="center",
+            va="bottom",
+            fontsize=8,
+        )
     ax.set_title(title, fontsize=10)
     ax.set_ylabel(unit, fontsize=9)
     ax.tick_params(axis="x", labelsize=7.5)
@@ -55,7 +60,13 @@ def main() -> None:
     axes = axes.flatten()
     med = statistics.median
     if "fig1" in data:
-        bars(axes[0], data["fig1"]["per_step_ms"], "1. Loop overhead per step (lower is better)", "ms / step", "{:.2f}")
+        bars(
+            axes[0],
+            data["fig1"]["per_step_ms"],
+            "1. Loop overhead per step (lower is better)",
+            "ms / step",
+            "{:.2f}",
+        )
     if "fig2" in data:
         ready = {k: med(v["ready"]) * 1000 for k, v in data["fig2"]["marks"].items() if v["ready"]}
         bars(axes[1], ready, "2. Cold start to engine ready (lower is better)", "ms", "{:.0f}")
@@ -72,15 +83,21 @@ def main() -> None:
         rates = [data["fig5"][k]["success_rate"] * 100 for k in keys]
         calls = [data["fig5"][k]["calls_per_task"] for k in keys]
         rects = ax.bar([LABELS[k] for k in keys], rates, color=[color(k) for k in keys])
-        for r, rate, c in zip(rects, rates, calls):
-            ax.annotate(f"{rate:.0f}%\n{c:.1f} calls", (r.get_x() + r.get_width() / 2, r.get_height()),
-                        ha="center", va="bottom", fontsize=8)
+        for r, rate, c in zip(rects, rates, calls, strict=True):
+            ax.annotate(
+                f"{rate:.0f}%\n{c:.1f} calls",
+                (r.get_x() + r.get_width() / 2, r.get_height()),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+            )
         ax.set_ylim(0, 115)
         ax.set_title("5. Task success, real model (higher is better)", fontsize=10)
         ax.set_ylabel("% tasks solved", fontsize=9)
     else:
-        axes[4].text(0.5, 0.5, "5. Task success: not run\n(python3 bench/run.py --figures 5)", ha="center",
-                     va="center")
+        axes[4].text(
+            0.5, 0.5, "5. Task success: not run\n(python3 bench/run.py --figures 5)", ha="center", va="center"
+        )
         axes[4].set_axis_off()
     if "fig6" in data:
         ax = axes[5]

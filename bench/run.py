@@ -38,7 +38,13 @@ from scripted_server import Script, ScriptedServer  # noqa: E402
 
 RESULTS_DIR = BENCH_DIR / "results"
 PEERS_DIR = BENCH_DIR / "peers"
-BUNDLED = ["ovos-math-tools", "ovos-clock-tools", "ovos-filesystem-tools", "ovos-shell-tools", "ovos-skill-md-toolbox"]
+BUNDLED = [
+    "ovos-math-tools",
+    "ovos-clock-tools",
+    "ovos-filesystem-tools",
+    "ovos-shell-tools",
+    "ovos-skill-md-toolbox",
+]
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,9 @@ class System:
 
 SYSTEMS = [
     System("floor", "floor (raw openai)", "floor", "peer_floor.py", "openai"),
-    System("ours", "ours", "ours", "peer_ours.py", "ovos-agentic-loop", {"engine": "ovos-react-loop"}, ovos=True),
+    System(
+        "ours", "ours", "ours", "peer_ours.py", "ovos-agentic-loop", {"engine": "ovos-react-loop"}, ovos=True
+    ),
     System(
         "upstream-react",
         "upstream react (text)",
@@ -94,10 +102,14 @@ def median(xs: list[float]) -> float:
 # --- running adapters ------------------------------------------------------------------
 
 
-def run_adapter(system: System, job: dict[str, Any], timeout: float = 900) -> dict[str, Any]:
+def run_adapter(
+    system: System, job: dict[str, Any], timeout: float = 900, cwd: str | None = None
+) -> dict[str, Any]:
     job = {**system.options, **job}
     cmd = [str(venvs.python_of(system.venv)), str(PEERS_DIR / system.adapter), json.dumps(job)]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_adapter_env(), cwd=_NEUTRAL_CWD)
+    out = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, env=_adapter_env(), cwd=cwd or _NEUTRAL_CWD
+    )
     for line in reversed(out.stdout.splitlines()):
         if line.startswith("BENCH_RESULT "):
             result = json.loads(line[len("BENCH_RESULT ") :])
@@ -142,7 +154,12 @@ def timed_markers(system: System, job: dict[str, Any], timeout: float = 300) -> 
                 log(f"  ! {system.key}: {result.get('error')}")
     proc.wait(timeout=timeout)
     if "first" not in marks:
-        log(f"  ! {system.key}: cold start did not finish:\n{proc.stderr.read()[-2000:] if proc.stderr else ''}")
+        log(
+            "  ! "
+            + system.key
+            + ": cold start did not finish:\n"
+            + (proc.stderr.read()[-2000:] if proc.stderr else "")
+        )
     return marks
 
 
@@ -167,14 +184,17 @@ class Bench:
         self.results: dict[str, Any] = {}
         self.tables: list[str] = []
         self.systems = [BY_KEY[k] for k in args.systems]
+        self.extra_servers: list[ScriptedServer] = []
 
-    def table(self, title: str, header: list[str], rows: list[list[str]], notes: list[str] | None = None) -> None:
+    def table(
+        self, title: str, header: list[str], rows: list[list[str]], notes: list[str] | None = None
+    ) -> None:
         widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
         lines = [f"### {title}", ""]
-        lines.append("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+        lines.append("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)) + " |")
         lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
         for r in rows:
-            lines.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+            lines.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)) + " |")
         for note in notes or []:
             lines.append("")
             lines.append(note)
@@ -193,15 +213,26 @@ class Bench:
                 model = f"f1-{system.key}"
                 for s in steps:
                     self.server.add(f"{model}-s{s}", Script(steps=s, tool="echo"))
-                res = run_adapter(system, {"kind": "overhead", "base_url": self.server.base_url, "model": model,
-                                           "steps": steps, "repeats": inner})
+                res = run_adapter(
+                    system,
+                    {
+                        "kind": "overhead",
+                        "base_url": self.server.base_url,
+                        "model": model,
+                        "steps": steps,
+                        "repeats": inner,
+                    },
+                )
                 if res.get("ok"):
                     for s in steps:
                         samples[system.key][str(s)].extend(res["samples"][str(s)])
                         script = self.server.scripts[f"{model}-s{s}"]
                         expected = (inner + 1) * (s + 1)
                         if script.requests != expected:
-                            log(f"  ! {system.key}: {s}-step run made {script.requests} model calls, expected {expected}")
+                            log(
+                                f"  ! {system.key}: {s}-step run made {script.requests} model calls, "
+                                f"expected {expected}"
+                            )
                             samples[system.key].setdefault("bad", []).append(s)
         per_step = {}
         for key, sm in samples.items():
@@ -215,21 +246,27 @@ class Bench:
                 rows.append([system.label, "failed", "", "", "", ""])
                 continue
             ps = per_step[system.key]
-            rows.append([
-                system.label,
-                f"{median(sm['5']) * 1000:.1f}",
-                f"{median(sm['20']) * 1000:.1f}",
-                f"{ps:.2f}",
-                f"{ps - floor:+.2f}" if floor is not None else "",
-                f"{ps / floor:.2f}x" if floor else "",
-            ] + (["calls wrong"] if sm.get("bad") else []))
+            rows.append(
+                [
+                    system.label,
+                    f"{median(sm['5']) * 1000:.1f}",
+                    f"{median(sm['20']) * 1000:.1f}",
+                    f"{ps:.2f}",
+                    f"{ps - floor:+.2f}" if floor is not None else "",
+                    f"{ps / floor:.2f}x" if floor else "",
+                ]
+                + (["calls wrong"] if sm.get("bad") else [])
+            )
         self.results["fig1"] = {"samples": samples, "per_step_ms": per_step}
         self.table(
             "Figure 1 - loop overhead per step (scripted server, instant replies)",
             ["system", "5-step run ms", "20-step run ms", "ms/step", "above floor ms/step", "vs floor"],
             rows,
-            [f"Medians of {n_rounds} interleaved rounds x {inner} runs (after one warm-up run). "
-             "ms/step = (20-step - 5-step) / 15: the cost of one more model call + tool call, fixed costs cancelled."],
+            [
+                f"Medians of {n_rounds} interleaved rounds x {inner} runs (after one warm-up run). "
+                "ms/step = (20-step - 5-step) / 15: the cost of one more model call + tool call, "
+                "fixed costs cancelled."
+            ],
         )
 
     # Figure 2 -------------------------------------------------------------------------
@@ -251,8 +288,11 @@ class Bench:
         del base
         rows = []
         best_peer = min(
-            (median(marks[s.key]["ready"]) for s in self.systems
-             if s.key not in ("floor", "ours") and not s.ovos and marks[s.key]["ready"]),
+            (
+                median(marks[s.key]["ready"])
+                for s in self.systems
+                if s.key not in ("floor", "ours") and not s.ovos and marks[s.key]["ready"]
+            ),
             default=float("nan"),
         )
         for system in self.systems:
@@ -260,20 +300,25 @@ class Bench:
             if not r:
                 rows.append([system.label, "failed", "", ""])
                 continue
-            rows.append([
-                system.label,
-                f"{median(r) * 1000:.0f}",
-                f"{median(f) * 1000:.0f}" if f else "",
-                f"{median(r) / best_peer:.2f}x" if best_peer == best_peer else "",
-            ])
+            rows.append(
+                [
+                    system.label,
+                    f"{median(r) * 1000:.0f}",
+                    f"{median(f) * 1000:.0f}" if f else "",
+                    f"{median(r) / best_peer:.2f}x" if best_peer == best_peer else "",
+                ]
+            )
         self.results["fig2"] = {"marks": marks}
         self.table(
             "Figure 2 - cold start (process start to engine ready)",
             ["system", "ready ms", "first answer ms", "vs fastest peer"],
             rows,
-            [f"Medians of {n} interleaved runs, each a new process. OVOS engines (ours, upstream) load all five "
-             "bundled toolboxes and their brain; peers and the floor build an agent with one tool. "
-             "'first answer' adds one tool-free turn against the scripted server (catches lazy imports)."],
+            [
+                f"Medians of {n} interleaved runs, each a new process. "
+                "OVOS engines (ours, upstream) load all five "
+                "bundled toolboxes and their brain; peers and the floor build an agent with one tool. "
+                "'first answer' adds one tool-free turn against the scripted server (catches lazy imports)."
+            ],
         )
 
     # Figure 3 -------------------------------------------------------------------------
@@ -283,8 +328,17 @@ class Bench:
         for system in ovos_systems:
             model = f"f3-{system.key}"
             script = self.server.add(model, Script(steps=0, final="Hello.", record=True))
-            res = run_adapter(system, {"kind": "prompt", "base_url": self.server.base_url, "model": model,
-                                       "tools": "none", "toolboxes": BUNDLED, "prompt": "What is 2+2?"})
+            res = run_adapter(
+                system,
+                {
+                    "kind": "prompt",
+                    "base_url": self.server.base_url,
+                    "model": model,
+                    "tools": "none",
+                    "toolboxes": BUNDLED,
+                    "prompt": "What is 2+2?",
+                },
+            )
             if not res.get("ok") or not script.bodies:
                 rows.append([system.label, "failed", "", "", "", "", ""])
                 continue
@@ -292,26 +346,37 @@ class Bench:
             data[system.key] = measure_prompt(body, self.args.llama_url)
         up = data.get("upstream-react")
         for key, d in data.items():
-            rows.append([
-                BY_KEY[key].label,
-                str(d["n_tools"]),
-                str(d["tools_chars"]),
-                str(d["system_chars"]),
-                str(d["protocol_chars"]),
-                str(d["protocol_tokens"]),
-                f"{d['protocol_tokens'] / up['protocol_tokens'] * 100:.0f}%" if up else "",
-            ])
+            rows.append(
+                [
+                    BY_KEY[key].label,
+                    str(d["n_tools"]),
+                    str(d["tools_chars"]),
+                    str(d["system_chars"]),
+                    str(d["protocol_chars"]),
+                    str(d["protocol_tokens"]),
+                    f"{d['protocol_tokens'] / up['protocol_tokens'] * 100:.0f}%" if up else "",
+                ]
+            )
         self.results["fig3"] = data
         tok = "llama-server tokenizer (chat template applied)" if self.args.llama_url else "characters / 4"
         names = {k: ", ".join(d["tool_names"]) for k, d in data.items()}
         self.table(
             "Figure 3 - prompt size the tools and protocol add to each request (all five bundled toolboxes)",
-            ["system", "tools", "tools JSON chars", "system prompt chars", "protocol chars", "protocol tokens",
-             "vs upstream react"],
+            [
+                "system",
+                "tools",
+                "tools JSON chars",
+                "system prompt chars",
+                "protocol chars",
+                "protocol tokens",
+                "vs upstream react",
+            ],
             rows,
-            [f"Tokens: {tok}. Captured from the first request each engine sent to the scripted server "
-             "(question 'What is 2+2?', no persona prompt).",
-             *[f"- {BY_KEY[k].label} tools: {v}" for k, v in names.items()]],
+            [
+                f"Tokens: {tok}. Captured from the first request each engine sent to the scripted server "
+                "(question 'What is 2+2?', no persona prompt).",
+                *[f"- {BY_KEY[k].label} tools: {v}" for k, v in names.items()],
+            ],
         )
 
     # Figure 4 -------------------------------------------------------------------------
@@ -324,17 +389,36 @@ class Bench:
                 model = f"f4-{system.key}"
                 # A text-protocol engine can ask for one tool per reply: it needs three turns.
                 text_only = system.key == "upstream-react"
-                self.server.add(model, Script(steps=3 if text_only else 1, calls_per_turn=1 if text_only else 3,
-                                              tool="slow_lookup"))
-                res = run_adapter(system, {"kind": "parallel", "base_url": self.server.base_url, "model": model,
-                                           "tools": "slow", "repeats": 1, "prompt": "Look up a, b and c."})
+                self.server.add(
+                    model,
+                    Script(
+                        steps=3 if text_only else 1, calls_per_turn=1 if text_only else 3, tool="slow_lookup"
+                    ),
+                )
+                res = run_adapter(
+                    system,
+                    {
+                        "kind": "parallel",
+                        "base_url": self.server.base_url,
+                        "model": model,
+                        "tools": "slow",
+                        "repeats": 1,
+                        "prompt": "Look up a, b and c.",
+                    },
+                )
                 if res.get("ok"):
                     times[system.key].extend(res["samples"])
         rows = []
         for system in self.systems:
             t = times[system.key]
-            rows.append([system.label, f"{median(t):.2f}" if t else "failed", f"{median(t) / 1.0:.2f}x" if t else "",
-                         "1 reply with 3 calls" if system.key != "upstream-react" else "3 replies (1 Action each)"])
+            rows.append(
+                [
+                    system.label,
+                    f"{median(t):.2f}" if t else "failed",
+                    f"{median(t) / 1.0:.2f}x" if t else "",
+                    "1 reply with 3 calls" if system.key != "upstream-react" else "3 replies (1 Action each)",
+                ]
+            )
         self.results["fig4"] = times
         self.table(
             "Figure 4 - three independent 1-second tool calls requested in one turn",
@@ -357,9 +441,12 @@ class Bench:
             log(f"[fig 6] round {i + 1}/{n}")
             for system in order:
                 model = f"f6-{system.key}"
-                self.server.add(model, Script(steps=1, tool="echo", final=answer, token_delay=self.args.token_delay))
-                res = run_adapter(system, {"kind": "stream", "base_url": self.server.base_url, "model": model,
-                                           "repeats": 1})
+                self.server.add(
+                    model, Script(steps=1, tool="echo", final=answer, token_delay=self.args.token_delay)
+                )
+                res = run_adapter(
+                    system, {"kind": "stream", "base_url": self.server.base_url, "model": model, "repeats": 1}
+                )
                 if res.get("ok"):
                     data[system.key]["first"].extend(res["first"])
                     data[system.key]["total"].extend(res["total"])
@@ -377,14 +464,20 @@ class Bench:
             "Figure 6 - streaming: time to the first sentence of the final answer vs the whole answer",
             ["system", "first sentence s", "whole answer s", "first / whole"],
             rows,
-            [f"One tool turn, then a {words}-word answer streamed at {self.args.token_delay * 1000:.0f} ms per word "
-             f"(about a small local model's speed); medians of {n} interleaved runs. OVOS engines are read through "
-             "stream_sentences (what ovos-persona uses); the others through their own streaming API. "
-             "smolagents: n/a (its final answer is a tool-call argument)."],
+            [
+                f"One tool turn, then a {words}-word answer streamed at "
+                f"{self.args.token_delay * 1000:.0f} ms per word "
+                f"(about a small local model's speed); medians of {n} interleaved runs. "
+                "OVOS engines are read through "
+                "stream_sentences (what ovos-persona uses); the others through their own streaming API. "
+                "smolagents: n/a (its final answer is a tool-call argument)."
+            ],
         )
 
     def close(self) -> None:
         self.server.stop()
+        for server in self.extra_servers:
+            server.stop()
 
 
 def measure_prompt(body: dict[str, Any], llama_url: str | None) -> dict[str, Any]:
@@ -423,7 +516,9 @@ def count_tokens(llama_url: str, messages: list[dict[str, Any]], tools: list[dic
     root = llama_url.rstrip("/").removesuffix("/v1")
 
     def post(path: str, payload: dict[str, Any]) -> dict[str, Any]:
-        req = urllib.request.Request(root + path, json.dumps(payload).encode(), {"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            root + path, json.dumps(payload).encode(), {"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=30) as resp:
             return json.loads(resp.read())
 
@@ -464,8 +559,11 @@ def versions(systems: list[System]) -> dict[str, str]:
     for s in systems:
         out[s.key] = venvs.installed_version(s.venv, s.dist)
     try:
-        rev = subprocess.run(["git", "-C", str(BENCH_DIR.parent), "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True).stdout.strip()
+        rev = subprocess.run(
+            ["git", "-C", str(BENCH_DIR.parent), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         out["ours"] += f" (git {rev})"
     except OSError:
         pass
@@ -499,8 +597,9 @@ def write_report(bench: Bench, figures: list[int]) -> None:
         chart_inputs.append(str(RESULTS_DIR / "latest-tasks.json"))
     try:
         py = venvs.ensure("bench", log=log)
-        subprocess.run([str(py), str(BENCH_DIR / "chart.py"), str(RESULTS_DIR / "chart.png"), *chart_inputs],
-                       check=True)
+        subprocess.run(
+            [str(py), str(BENCH_DIR / "chart.py"), str(RESULTS_DIR / "chart.png"), *chart_inputs], check=True
+        )
         log(f"wrote {RESULTS_DIR / 'chart.png'}")
     except (subprocess.CalledProcessError, RuntimeError) as exc:
         log(f"chart not drawn: {exc}")
@@ -509,25 +608,43 @@ def write_report(bench: Bench, figures: list[int]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--figures", default="1,2,3,4,6", help="comma-separated figure numbers (default 1,2,3,4,6)")
+    p.add_argument(
+        "--figures", default="1,2,3,4,6", help="comma-separated figure numbers (default 1,2,3,4,6)"
+    )
     p.add_argument("--all", action="store_true", help="all figures, including 5 (the real model)")
     p.add_argument("--systems", default=",".join(BY_KEY), help=f"subset of: {', '.join(BY_KEY)}")
     p.add_argument("--repeats", type=int, default=5, help="interleaved rounds for figure 1 (default 5)")
     p.add_argument("--inner", type=int, default=5, help="runs per round per system in figure 1 (default 5)")
-    p.add_argument("--cold-repeats", type=int, default=7, help="process starts per system, figure 2 (default 7)")
+    p.add_argument(
+        "--cold-repeats", type=int, default=7, help="process starts per system, figure 2 (default 7)"
+    )
     p.add_argument("--parallel-repeats", type=int, default=3, help="runs per system, figure 4 (default 3)")
     p.add_argument("--stream-repeats", type=int, default=3, help="runs per system, figure 6 (default 3)")
     p.add_argument("--token-delay", type=float, default=0.03, help="seconds per streamed word, figure 6")
-    p.add_argument("--llama-url", default=None,
-                   help="a running llama-server /v1 base: exact token counts (fig 3) and the model (fig 5); "
-                        "default: fig 5 starts one with `ovos-agentic-loop server start`")
-    p.add_argument("--tasks", default=None, help="figure 5: comma-separated task ids or categories (default all)")
+    p.add_argument(
+        "--llama-url",
+        default=None,
+        help="a running llama-server /v1 base: exact token counts (fig 3) and the model (fig 5); "
+        "default: fig 5 starts one with `ovos-agentic-loop server start`; 'scripted' runs fig 5 "
+        "against the scripted server (tests the runner, not the model)",
+    )
+    p.add_argument(
+        "--tasks", default=None, help="figure 5: comma-separated task ids or categories (default all)"
+    )
     p.add_argument("--quick", action="store_true", help="few repeats: a smoke run of the bench itself")
     args = p.parse_args(argv)
-    figures = [1, 2, 3, 4, 5, 6] if args.all else sorted({int(f) for f in args.figures.split(",") if f.strip()})
+    figures = (
+        [1, 2, 3, 4, 5, 6] if args.all else sorted({int(f) for f in args.figures.split(",") if f.strip()})
+    )
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     if args.quick:
-        args.repeats, args.inner, args.cold_repeats, args.parallel_repeats, args.stream_repeats = 1, 2, 1, 1, 1
+        args.repeats, args.inner, args.cold_repeats, args.parallel_repeats, args.stream_repeats = (
+            1,
+            2,
+            1,
+            1,
+            1,
+        )
     unknown = [s for s in args.systems if s not in BY_KEY]
     if unknown:
         p.error(f"unknown systems {unknown}; choose from {', '.join(BY_KEY)}")
@@ -541,10 +658,15 @@ def main(argv: list[str] | None = None) -> int:
             if fig == 5:
                 from tasks_runner import fig5_tasks
 
-                fig5_tasks(bench)
+                fig5_tasks(bench, run_adapter)
             else:
-                {1: bench.fig1_overhead, 2: bench.fig2_cold, 3: bench.fig3_prompt, 4: bench.fig4_parallel,
-                 6: bench.fig6_stream}[fig]()
+                {
+                    1: bench.fig1_overhead,
+                    2: bench.fig2_cold,
+                    3: bench.fig3_prompt,
+                    4: bench.fig4_parallel,
+                    6: bench.fig6_stream,
+                }[fig]()
             log(f"[fig {fig}] done in {time.perf_counter() - t0:.0f} s")
     finally:
         bench.close()

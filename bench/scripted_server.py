@@ -32,6 +32,7 @@ Stdlib only.
 
 from __future__ import annotations
 
+import dataclasses
 import http.client
 import json
 import socket
@@ -114,7 +115,7 @@ class _Handler(BaseHTTPRequestHandler):
         super().setup()
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     # -- plumbing -------------------------------------------------------------
@@ -171,7 +172,9 @@ class _BaseApp:
         return f"http://{host}:{port}/v1"
 
     def start(self) -> _BaseApp:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -195,6 +198,8 @@ class ScriptedServer(_BaseApp):
     def __init__(self, port: int = 0) -> None:
         super().__init__(port)
         self.scripts: dict[str, Script] = {}
+        #: Copied for any model name without a script of its own (None: such requests get a 404).
+        self.default: Script | None = None
 
     def add(self, model: str, script: Script) -> Script:
         with self.lock:
@@ -207,6 +212,8 @@ class ScriptedServer(_BaseApp):
         messages = body.get("messages") or []
         with self.lock:
             script = self.scripts.get(model)
+            if script is None and self.default is not None:
+                script = self.scripts[model] = dataclasses.replace(self.default, bodies=[])
             if script is None:
                 return None, 0
             if _new_conversation(messages):
@@ -283,7 +290,12 @@ class ScriptedServer(_BaseApp):
         )
 
     def _stream(
-        self, handler: _Handler, model: str, content: str | None, tool_calls: list[dict[str, Any]], delay: float
+        self,
+        handler: _Handler,
+        model: str,
+        content: str | None,
+        tool_calls: list[dict[str, Any]],
+        delay: float,
     ) -> None:
         created = int(time.time())
 
@@ -348,7 +360,10 @@ class CountingProxy(_BaseApp):
         conn = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
         try:
             conn.request(
-                "POST", self._prefix + "/chat/completions", json.dumps(body), {"Content-Type": "application/json"}
+                "POST",
+                self._prefix + "/chat/completions",
+                json.dumps(body),
+                {"Content-Type": "application/json"},
             )
             resp = conn.getresponse()
             data = resp.read()
@@ -361,7 +376,9 @@ class CountingProxy(_BaseApp):
             try:
                 usage = json.loads(data).get("usage") or {}
                 with self.lock:
-                    self.prompt_tokens[model] = self.prompt_tokens.get(model, 0) + int(usage.get("prompt_tokens", 0))
+                    self.prompt_tokens[model] = self.prompt_tokens.get(model, 0) + int(
+                        usage.get("prompt_tokens", 0)
+                    )
             except (ValueError, TypeError):
                 pass
         ctype = resp.getheader("Content-Type") or "application/json"

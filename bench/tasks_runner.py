@@ -1,0 +1,288 @@
+"""Figure 5: task success with the real model on llama-server, this project vs upstream.
+
+The suite is data (``bench/tasks/tasks.json``): a prompt, the toolboxes it needs and
+a checker per task. Each (task, system) pair runs in a fresh copy of
+``bench/tasks/fixtures`` (its working folder and the filesystem/shell root), with
+``bench/tasks/skills`` as the skill folder, through the same adapters as the other
+figures. A :class:`~scripted_server.CountingProxy` sits between the engines and
+llama-server and counts model calls per run (each run has its own model name).
+
+Stdlib only; the checkers are pure functions (see ``test_bench_smoke.py``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import json
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from scripted_server import CountingProxy
+
+TASKS_DIR = Path(__file__).resolve().parent / "tasks"
+DEFAULT_LLAMA_URL = "http://127.0.0.1:8091/v1"
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
+
+
+def load_tasks(selection: str | None = None) -> list[dict[str, Any]]:
+    tasks = json.loads((TASKS_DIR / "tasks.json").read_text())["tasks"]
+    if selection:
+        wanted = {s.strip() for s in selection.split(",")}
+        tasks = [t for t in tasks if t["id"] in wanted or t["category"] in wanted]
+    return tasks
+
+
+def placeholders(sandbox: str = "", now: dt.datetime | None = None) -> dict[str, str]:
+    now = now or dt.datetime.now(dt.timezone.utc)
+    end = dt.date(now.year, 12, 31)
+    days_left = (end - now.date()).days
+    return {
+        "year": str(now.year),
+        "weekday": now.strftime("%A"),
+        "date": now.strftime("%Y-%m-%d"),
+        "tokyo_hour": str(now.astimezone(ZoneInfo("Asia/Tokyo")).hour),
+        "days_left": str(days_left),
+        "days_left_plus": str(days_left + 1),
+        "user": getpass.getuser(),
+        "sandbox": sandbox,
+    }
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    # Only known {names}: regexes keep their own braces ({2}, \\d{4}).
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def numbers_in(text: str) -> list[float]:
+    out = []
+    for raw in _NUMBER.findall(text or ""):
+        try:
+            out.append(float(raw.replace(",", "")))
+        except ValueError:
+            continue
+    return out
+
+
+def check(task: dict[str, Any], answer: str, sandbox: str, moments: list[dt.datetime] | None = None) -> bool:
+    """Does ``answer`` (or the sandbox, for a file check) pass ``task['check']``?
+
+    Time-dependent checks pass if they hold at any of ``moments`` (the run's start and end).
+    """
+    spec = task["check"]
+    kind = spec["type"]
+    answer = answer or ""
+    if kind == "number":
+        tol = float(spec.get("tol", 1e-6))
+        return any(abs(n - float(spec["value"])) <= tol for n in numbers_in(answer))
+    if kind == "contains":
+        return any(v.lower() in answer.lower() for v in spec["value"])
+    if kind == "regex":
+        for moment in moments or [None]:
+            pattern = fill(spec["value"], placeholders(sandbox, moment))
+            if re.search(pattern, answer, re.IGNORECASE):
+                return True
+        return False
+    if kind == "file":
+        path = Path(sandbox) / spec["path"]
+        return path.is_file() and spec["value"] in path.read_text(errors="replace")
+    raise ValueError(f"unknown check type {kind!r} in task {task['id']}")
+
+
+def make_sandbox() -> str:
+    root = tempfile.mkdtemp(prefix="bench-task-")
+    shutil.copytree(TASKS_DIR / "fixtures", root, dirs_exist_ok=True)
+    return root
+
+
+# --- the llama-server --------------------------------------------------------------------
+
+
+def _alive(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(base_url.rstrip("/") + "/models", timeout=3) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
+
+
+def ensure_llama(bench: Any) -> tuple[str, bool]:
+    """The llama-server /v1 URL, and whether this run started it (and must stop it)."""
+
+    url = bench.args.llama_url or DEFAULT_LLAMA_URL
+    if url == "scripted":  # exercise the runner without a model: every answer is the same text
+        from scripted_server import Script, ScriptedServer
+
+        fake = ScriptedServer().start()
+        fake.default = Script(steps=1, arguments={}, final="The budget is 4200 euros.")
+        bench.extra_servers.append(fake)
+        return fake.base_url, False
+    if _alive(url):
+        return url, False
+    if bench.args.llama_url:
+        raise RuntimeError(f"no llama-server answers at {url}")
+    cli = _cli()
+    if cli is None:
+        raise RuntimeError("no llama-server running and no `ovos-agentic-loop` CLI to start one")
+    print(
+        "[fig 5] starting llama-server: ovos-agentic-loop server start (first time: build + model, minutes)",
+        flush=True,
+    )
+    subprocess.run([str(cli), "server", "start"], check=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and not _alive(url):
+        time.sleep(1)
+    if not _alive(url):
+        raise RuntimeError(f"`ovos-agentic-loop server start` returned but nothing answers at {url}")
+    return url, True
+
+
+def _cli() -> Path | None:
+    """The project's CLI: the repo's own venv first (where the [local] extra is installed), then ours."""
+    import venvs
+
+    for candidate in (
+        venvs.REPO_DIR / ".venv" / "bin" / "ovos-agentic-loop",
+        venvs.python_of("ours").parent / "ovos-agentic-loop",
+    ):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def stop_llama() -> None:
+    cli = _cli()
+    if cli is not None:
+        subprocess.run([str(cli), "server", "stop"], check=False)
+
+
+# --- the figure ------------------------------------------------------------------------------
+
+
+def fig5_tasks(bench: Any, run_adapter: Any) -> None:
+    """Run the suite; ``run_adapter`` is the orchestrator's (``run.run_adapter``)."""
+    systems = [s for s in bench.systems if s.ovos]
+    tasks = load_tasks(bench.args.tasks)
+    llama_url, started = ensure_llama(bench)
+    proxy = CountingProxy(llama_url).start()
+    rng = random.Random(5)
+    runs: dict[str, list[dict[str, Any]]] = {s.key: [] for s in systems}
+    try:
+        for n, task in enumerate(tasks, 1):
+            order = list(systems)
+            rng.shuffle(order)
+            status = []
+            for system in order:
+                sandbox = make_sandbox()
+                model = f"t5-{system.key}-{task['id']}-{uuid.uuid4().hex[:6]}"
+                prompt = fill(task["prompt"], placeholders(sandbox))
+                start = dt.datetime.now(dt.timezone.utc)
+                res = run_adapter(
+                    system,
+                    {
+                        "kind": "once",
+                        "base_url": proxy.base_url,
+                        "model": model,
+                        "tools": "none",
+                        "toolboxes": task["toolboxes"],
+                        "sandbox": sandbox,
+                        "skills_dir": str(TASKS_DIR / "skills"),
+                        "prompt": prompt,
+                        "max_iterations": 10,
+                        "max_tokens": 512,
+                        "temperature": 0.2,
+                    },
+                    timeout=600,
+                    cwd=sandbox,
+                )
+                end = dt.datetime.now(dt.timezone.utc)
+                answer = (res.get("answers") or [""])[0] if res.get("ok") else ""
+                ok = bool(res.get("ok")) and check(task, answer, sandbox, [start, end])
+                seconds = (res.get("samples") or [(end - start).total_seconds()])[0]
+                calls = proxy.calls.get(model, 0)
+                runs[system.key].append(
+                    {
+                        "task": task["id"],
+                        "category": task["category"],
+                        "ok": ok,
+                        "calls": calls,
+                        "seconds": seconds,
+                        "answer": answer[:300],
+                        "error": res.get("error"),
+                    }
+                )
+                status.append(f"{system.key} {'PASS' if ok else 'fail'} {calls} calls {seconds:.1f}s")
+                shutil.rmtree(sandbox, ignore_errors=True)
+            print(f"[fig 5] {n}/{len(tasks)} {task['id']}: " + " | ".join(status), flush=True)
+    finally:
+        proxy.stop()
+        if started:
+            stop_llama()
+    _report(bench, systems, tasks, runs)
+
+
+def _report(bench: Any, systems: list[Any], tasks: list[dict[str, Any]], runs: dict[str, list[dict]]) -> None:
+    summary, rows = {}, []
+    for system in systems:
+        r = runs[system.key]
+        if not r:
+            continue
+        solved = sum(x["ok"] for x in r)
+        summary[system.key] = {
+            "success_rate": solved / len(r),
+            "solved": solved,
+            "tasks": len(r),
+            "calls_per_task": statistics.mean(x["calls"] for x in r),
+            "seconds_per_task": statistics.mean(x["seconds"] for x in r),
+            "median_seconds": statistics.median(x["seconds"] for x in r),
+            "runs": r,
+        }
+        s = summary[system.key]
+        rows.append(
+            [
+                system.label,
+                f"{s['success_rate'] * 100:.0f}%",
+                f"{solved}/{len(r)}",
+                f"{s['calls_per_task']:.2f}",
+                f"{s['seconds_per_task']:.1f}",
+                f"{s['median_seconds']:.1f}",
+            ]
+        )
+    bench.results["fig5"] = summary
+    bench.table(
+        "Figure 5 - task success with the real model (Qwen2.5-Coder-1.5B Q4_K_M on llama-server)",
+        ["system", "success", "solved", "LLM calls / task", "s / task (mean)", "s / task (median)"],
+        rows,
+        [
+            f"{len(tasks)} tasks from bench/tasks/tasks.json, each system on the same llama-server, "
+            "interleaved task by task; model calls counted by a proxy; "
+            "max_iterations 10, max_tokens 512, temperature 0.2."
+        ],
+    )
+    categories = sorted({t["category"] for t in tasks})
+    cat_rows = []
+    for cat in categories:
+        row = [cat]
+        for system in systems:
+            r = [x for x in runs[system.key] if x["category"] == cat]
+            row.append(f"{sum(x['ok'] for x in r)}/{len(r)}" if r else "")
+        cat_rows.append(row)
+    bench.table("Figure 5b - solved per category", ["category", *[s.label for s in systems]], cat_rows)
+    fails = []
+    for system in systems:
+        bad = [x for x in runs[system.key] if not x["ok"]]
+        if bad:
+            fails.append(f"- {system.label} failed: " + ", ".join(x["task"] for x in bad))
+    if fails:
+        bench.tables[-1] += "\n\n" + "\n".join(fails)
+        print("\n".join(fails))

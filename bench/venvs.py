@@ -61,7 +61,8 @@ def ensure(name: str, *, log=print) -> Path:
     result = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(
-            f"installing {name} failed (exit {result.returncode}):\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}"
+            f"installing {name} failed (exit {result.returncode}):\n"
+            f"{result.stdout[-2000:]}\n{result.stderr[-4000:]}"
         )
     stamp.write_text(wanted)
     return python_of(name)

@@ -72,7 +72,9 @@ def emit(kind: str, payload: Any = None) -> None:
     sys.stdout.flush()
 
 
-def main(build: Callable[[dict[str, Any], ToolSpec | None], Run], build_stream: Callable | None = None) -> None:
+def main(
+    build: Callable[[dict[str, Any], ToolSpec | None], Run], build_stream: Callable | None = None
+) -> None:
     job = json.loads(sys.argv[1])
     kind = job["kind"]
     try:
@@ -127,4 +129,7 @@ def main(build: Callable[[dict[str, Any], ToolSpec | None], Run], build_stream: 
             return
         raise ValueError(f"unknown job kind {kind!r}")
     except Exception as exc:  # noqa: BLE001 - the orchestrator reports any adapter failure by name
-        emit("BENCH_RESULT", {"ok": False, "error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()})
+        emit(
+            "BENCH_RESULT",
+            {"ok": False, "error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()},
+        )

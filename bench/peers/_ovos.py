@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from _common import ToolSpec
@@ -20,7 +21,13 @@ from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 from pydantic import Field
 
-BUNDLED = ["ovos-math-tools", "ovos-clock-tools", "ovos-filesystem-tools", "ovos-shell-tools", "ovos-skill-md-toolbox"]
+BUNDLED = [
+    "ovos-math-tools",
+    "ovos-clock-tools",
+    "ovos-filesystem-tools",
+    "ovos-shell-tools",
+    "ovos-skill-md-toolbox",
+]
 
 
 class TextArgs(ToolArguments):
@@ -56,20 +63,25 @@ def installed_toolboxes() -> set[str]:
 
 
 def sandbox_sections(job: dict[str, Any]) -> dict[str, Any]:
-    """Per-toolbox sections that make every bundled tool usable (both projects' key names)."""
+    """Per-toolbox sections that make every bundled tool usable (keys both projects read)."""
     root = job.get("sandbox") or tempfile.mkdtemp(prefix="bench-fs-")
-    skills = job.get("skills_dir")
+    skills = (
+        sorted(str(p) for p in Path(job["skills_dir"]).glob("*/SKILL.md")) if job.get("skills_dir") else []
+    )
     return {
-        "ovos-filesystem-tools": {"root_path": root, "root": root, "allow_write": True},
-        "ovos-shell-tools": {"allow_shell": True, "cwd": root, "working_dir": root},
-        "ovos-skill-md-toolbox": {"extra_skill_md_paths": [skills], "skill_dirs": [skills], "paths": [skills]}
-        if skills
-        else {},
+        "ovos-filesystem-tools": {"root_path": root, "allow_write": True},
+        "ovos-shell-tools": {"allow_shell": True, "root_path": root},
+        # Upstream reads single SKILL.md files from this key; this project accepts files too.
+        "ovos-skill-md-toolbox": {"extra_skill_md_paths": skills} if skills else {},
     }
 
 
 def engine_config(job: dict[str, Any], brain: str, brain_section: dict[str, Any]) -> dict[str, Any]:
-    config: dict[str, Any] = {"brain": brain, brain: brain_section, "max_iterations": job.get("max_iterations", 40)}
+    config: dict[str, Any] = {
+        "brain": brain,
+        brain: brain_section,
+        "max_iterations": job.get("max_iterations", 40),
+    }
     wanted = job.get("toolboxes") or []
     if wanted:
         have = installed_toolboxes()

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ToolSpec, main  # noqa: E402
-
-from openai import OpenAI  # noqa: E402
+from _common import ToolSpec, main
+from openai import OpenAI
 
 
 def _spec(tool: ToolSpec) -> dict[str, Any]:
@@ -60,15 +59,17 @@ def build(job: dict[str, Any], tool: ToolSpec | None):
             if not msg.tool_calls:
                 return msg.content or ""
             messages.append(msg.model_dump(exclude_none=True))
-            results = list(pool.map(call, msg.tool_calls)) if len(msg.tool_calls) > 1 else [call(msg.tool_calls[0])]
-            for tc, result in zip(msg.tool_calls, results):
+            results = (
+                list(pool.map(call, msg.tool_calls)) if len(msg.tool_calls) > 1 else [call(msg.tool_calls[0])]
+            )
+            for tc, result in zip(msg.tool_calls, results, strict=True):
                 messages.append({"role": "tool", "tool_call_id": tc.id, "content": result})
 
     return run
 
 
 def build_stream(job: dict[str, Any], tool: ToolSpec | None):
-    client, tools, pool, call = _setup(job, tool)
+    client, tools, _pool, call = _setup(job, tool)
     extra = {"tools": tools} if tools else {}
 
     def stream(prompt: str):
@@ -95,7 +96,11 @@ def build_stream(job: dict[str, Any], tool: ToolSpec | None):
                 {
                     "role": "assistant",
                     "tool_calls": [
-                        {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                        {
+                            "id": c["id"],
+                            "type": "function",
+                            "function": {"name": c["name"], "arguments": c["arguments"]},
+                        }
                         for c in calls.values()
                     ],
                 }
@@ -105,7 +110,7 @@ def build_stream(job: dict[str, Any], tool: ToolSpec | None):
                 class _TC:  # the shape call() reads
                     id = c["id"]
 
-                    class function:  # noqa: N801
+                    class function:
                         name = c["name"]
                         arguments = c["arguments"]
 

@@ -9,23 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import queue
-import threading
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ToolSpec, main  # noqa: E402
-
-from agents import (  # noqa: E402
+from _common import ToolSpec, main
+from agents import (
     Agent,
     OpenAIChatCompletionsModel,
     Runner,
     function_tool,
     set_tracing_disabled,
 )
-from openai import AsyncOpenAI  # noqa: E402
-from openai.types.responses import ResponseTextDeltaEvent  # noqa: E402
+from openai import AsyncOpenAI
+from openai.types.responses import ResponseTextDeltaEvent
 
 set_tracing_disabled(True)
 
@@ -39,9 +38,7 @@ def _agent(job: dict[str, Any], tool: ToolSpec | None) -> Agent:
         def bench_tool(text: str) -> str:
             return func(text)
 
-        tools.append(
-            function_tool(bench_tool, name_override=tool.name, description_override=tool.doc)
-        )
+        tools.append(function_tool(bench_tool, name_override=tool.name, description_override=tool.doc))
     return Agent(
         name="bench",
         instructions="You are a helpful assistant.",

@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ToolSpec, main  # noqa: E402
-
-from openai import AsyncOpenAI  # noqa: E402
-from pydantic_ai import Agent, Tool  # noqa: E402
-from pydantic_ai.models.openai import OpenAIChatModel  # noqa: E402
-from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
-from pydantic_ai.usage import UsageLimits  # noqa: E402
+from _common import ToolSpec, main
+from openai import AsyncOpenAI
+from pydantic_ai import Agent, Tool
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.usage import UsageLimits
 
 
 def _agent(job: dict[str, Any], tool: ToolSpec | None) -> Agent:

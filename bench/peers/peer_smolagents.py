@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ToolSpec, main  # noqa: E402
-
-from smolagents import OpenAIServerModel, Tool, ToolCallingAgent  # noqa: E402
+from _common import ToolSpec, main
+from smolagents import OpenAIServerModel, Tool, ToolCallingAgent
 
 
 def _tool(spec: ToolSpec) -> Tool:

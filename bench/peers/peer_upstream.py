@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ToolSpec, main  # noqa: E402
-from _ovos import make_engine, runner, streamer  # noqa: E402
+from _common import ToolSpec, main
+from _ovos import make_engine, runner, streamer
 
 BRAIN = "ovos-chat-openai-plugin"
 
