@@ -30,7 +30,6 @@ from toolboxes._math_parse import free_names, parse_expression
 
 MAX_DEGREE = 12
 MAX_SOLUTIONS = 20
-MAX_DIVISOR_SEARCH = 10**6
 SCAN_LIMIT = 1e6
 SCAN_SECONDS = 1.0
 
@@ -172,9 +171,9 @@ def _quadratic(poly: Poly, result: Solution, exact: bool) -> None:
     spread = binary(ast.Div(), b * b - 4 * a * c, 4 * a * a)  # Roots are middle ± sqrt(spread).
     if spread < 0:
         imaginary = math.sqrt(-float(spread))
-        result.notes.append(
-            f"no real solutions; the complex ones are {format_number(middle)} ± {format_number(imaginary)}i"
-        )
+        pair = f"{format_number(middle)} ± {format_number(imaginary)}i"
+        found = "no real solutions; the complex ones are" if not result.decimal else "complex solutions also:"
+        result.notes.append(f"{found} {pair}")
         return
     root = exact_root(Fraction(spread), 2) if exact else None
     if root is not None or not exact:
@@ -194,25 +193,17 @@ def _quadratic(poly: Poly, result: Solution, exact: bool) -> None:
 
 
 def _rational_roots(poly: Poly, result: Solution) -> Poly:
-    """Find rational roots p/q (p divides the constant, q the leading coefficient) and divide them out."""
-    scale = math.lcm(*(Fraction(c).denominator for c in poly))
-    ints = [int(Fraction(c) * scale) for c in poly]
-    if max(abs(ints[0]), abs(ints[-1])) > MAX_DIVISOR_SEARCH:
-        return poly
-    for p in _divisors(abs(ints[0])):
-        for q in _divisors(abs(ints[-1])):
-            for candidate in (Fraction(p, q), Fraction(-p, q)):
-                while len(poly) > 3 and _horner(poly, candidate) == 0:
-                    result.add(format_number(checked(candidate)), float(candidate))
-                    poly = _deflate(poly, candidate)
-                if _horner(poly, candidate) == 0:
-                    result.add(format_number(checked(candidate)), float(candidate))
+    """Snap numeric roots to nearby fractions, keep those that are exact roots, and divide them out.
+
+    Checking a handful of snapped candidates exactly is much cheaper than trying every p/q from
+    the rational root theorem, whose divisor pairs explode for large coefficients.
+    """
+    for approx in _float_roots(poly):
+        candidate = Fraction(approx).limit_denominator(10_000)
+        while len(poly) > 3 and _horner(poly, candidate) == 0:
+            result.add(format_number(checked(candidate)), float(candidate))
+            poly = _deflate(poly, candidate)
     return poly
-
-
-def _divisors(n: int) -> list[int]:
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return sorted({*small, *(n // d for d in small)})
 
 
 def _horner(poly: Poly, x: Number) -> Number:
@@ -233,7 +224,14 @@ def _deflate(poly: Poly, root: Number) -> Poly:
 
 
 def _numeric_polynomial(poly: Poly, result: Solution) -> None:
-    """All roots by Durand-Kerner; the real ones are polished with Newton's method and kept."""
+    for value in _float_roots(poly):
+        result.add(format_number(value), value)
+    if not result.decimal:
+        result.notes.append("no real solutions")
+
+
+def _float_roots(poly: Poly) -> list[float]:
+    """Real roots by Durand-Kerner (all complex roots at once), polished with Newton's method."""
     coefficients = [float(c) / float(poly[-1]) for c in poly]
     degree = len(coefficients) - 1
     roots = [complex(0.4, 0.9) ** k for k in range(degree)]
@@ -249,12 +247,8 @@ def _numeric_polynomial(poly: Poly, result: Solution) -> None:
         roots = updated
         if converged:
             break
-    for root in roots:
-        if abs(root.imag) < 1e-7 * max(1.0, abs(root.real)):
-            value = _newton(coefficients, root.real)
-            result.add(format_number(value), value)
-    if not result.decimal:
-        result.notes.append("no real solutions")
+    real = [r.real for r in roots if abs(r.imag) < 1e-7 * max(1.0, abs(r.real))]
+    return sorted(_newton(coefficients, x) for x in real)
 
 
 def _horner_c(coefficients: list[float], x: complex) -> complex:

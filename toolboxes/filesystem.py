@@ -6,6 +6,7 @@ Every path, glob and pattern a model supplies is confined to ``root_path`` (see 
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from typing import Any
@@ -255,14 +256,16 @@ class FileSystemToolBox(ToolBox):
             )
         shown: list[str] = []
         total = 0
-        for entry in self._scan(folder):
+        entries, cut = self._scan(folder)
+        for entry in entries:
             if not glob.matches(entry.name):
                 continue
             total += 1
             if len(shown) < self.settings.max_results:
                 rel = self._rel(folder, entry.name)
                 shown.append(rel + "/" if _is_dir(entry) else rel)
-        return ListDirectoryOutput(path=folder.rel, entries=shown, total=total, truncated=total > len(shown))
+        truncated = cut or total > len(shown)
+        return ListDirectoryOutput(path=folder.rel, entries=shown, total=total, truncated=truncated)
 
     def search_in_files(self, args: SearchInFilesArgs) -> SearchInFilesOutput:
         """Lines matching a regular expression, in files chosen by a folder and a glob."""
@@ -315,11 +318,15 @@ class FileSystemToolBox(ToolBox):
                 found.append(self._rel(start, rel))
         return found, walk.truncated
 
-    def _scan(self, folder: InRoot) -> list[os.DirEntry[str]]:
-        """Entries of one folder in name order, without links that point out of the root."""
+    def _scan(self, folder: InRoot) -> tuple[list[os.DirEntry[str]], bool]:
+        """Entries of one folder in name order, without links out of the root; True if cut short."""
+        limit = self.settings.max_walk_entries
         with os.scandir(folder.real) as scan:
-            entries = sorted(scan, key=lambda e: e.name)
-        return [e for e in entries if not e.is_symlink() or self.sandbox.contains_real(e.path)]
+            # A folder with millions of entries is read only up to the walk bound.
+            entries = list(itertools.islice(scan, limit + 1))
+        cut = len(entries) > limit
+        entries = sorted(entries[:limit], key=lambda e: e.name)
+        return [e for e in entries if not e.is_symlink() or self.sandbox.contains_real(e.path)], cut
 
     @staticmethod
     def _rel(folder: InRoot, name: str) -> str:

@@ -175,6 +175,8 @@ def test_list_directory_is_bounded(make: Any, sandbox_dirs: tuple[Path, Path]) -
     out = make(max_results=5).call_tool("list_directory", {"path": "."})
     assert out.entries == [f"f{i:02d}.txt" for i in range(5)]
     assert out.total == 31 and out.truncated
+    walk_bound = make(max_walk_entries=10).call_tool("list_directory", {"path": "."})
+    assert len(walk_bound.entries) == 10 and walk_bound.truncated
 
 
 def test_find_files_by_name_anywhere_and_by_path(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:

@@ -142,6 +142,8 @@ def test_solve_equation_numeric_and_special_cases(tb: ToolBox) -> None:
     assert exp.decimal == [pytest.approx(math.log(10))] and "approximate" in exp.note
     pole = run(tb, "solve_equation", equation="1/x = 0")
     assert pole.solutions == [], "a sign change across a pole is not a root"
+    mixed = run(tb, "solve_equation", equation="(x - 1/7) * (x + 5/3) * (x - 2) * (x^2 + 1) = 0")
+    assert mixed.solutions == ["-5/3", "1/7", "2"] and "complex solutions also: 0 ± 1i" in mixed.note
     complex_roots = run(tb, "solve_equation", equation="x^2 + 1 = 0")
     assert (
         complex_roots.solutions == [] and "complex" in complex_roots.note and "0 ± 1i" in complex_roots.note

@@ -98,6 +98,13 @@ def test_equation_with_huge_powers_is_refused_quickly(tb: ToolBox) -> None:
     assert "degree" in refused(tb, "solve_equation", equation="(x^12) * (x^12) = 1")
 
 
+def test_polynomial_with_many_divisors_is_quick(tb: ToolBox) -> None:
+    started = time.monotonic()
+    out = tb.call_tool("solve_equation", {"equation": "720720*x^12 + x + 720720 = 0"})
+    assert time.monotonic() - started < FAST
+    assert out.solutions == [] and out.note == "no real solutions"
+
+
 def test_slow_numeric_equation_is_bounded(tb: ToolBox) -> None:
     started = time.monotonic()
     out = tb.call_tool("solve_equation", {"equation": "sin(x) * factorial(900) = 0"})
