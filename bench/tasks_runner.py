@@ -116,9 +116,16 @@ def _alive(base_url: str) -> bool:
         return False
 
 
-def ensure_llama(bench: Any) -> tuple[str, bool]:
-    """The llama-server /v1 URL, and whether this run started it (and must stop it)."""
+BENCH_PORT = 8097  # a port of its own, so the bench never stops a server someone else started
 
+
+def ensure_llama(bench: Any) -> tuple[str, bool]:
+    """The llama-server /v1 URL, and whether this run started it (and must stop it).
+
+    ``--llama-url`` wins; else a server already answering on the default port is used;
+    else the bench starts one on its own port with the project's CLI
+    (``ovos-agentic-loop server start``; the library call when the CLI is not there).
+    """
     url = bench.args.llama_url or DEFAULT_LLAMA_URL
     if url == "scripted":  # exercise the runner without a model: every answer is the same text
         from scripted_server import Script, ScriptedServer
@@ -131,39 +138,38 @@ def ensure_llama(bench: Any) -> tuple[str, bool]:
         return url, False
     if bench.args.llama_url:
         raise RuntimeError(f"no llama-server answers at {url}")
-    cli = _cli()
-    if cli is None:
-        raise RuntimeError("no llama-server running and no `ovos-agentic-loop` CLI to start one")
+    url = f"http://127.0.0.1:{BENCH_PORT}/v1"
     print(
-        "[fig 5] starting llama-server: ovos-agentic-loop server start (first time: build + model, minutes)",
-        flush=True,
+        f"[fig 5] starting llama-server on port {BENCH_PORT} (first time: build + model, minutes)", flush=True
     )
-    subprocess.run([str(cli), "server", "start"], check=True)
+    subprocess.run(_server_command("start"), check=True)
     deadline = time.time() + 300
     while time.time() < deadline and not _alive(url):
         time.sleep(1)
     if not _alive(url):
-        raise RuntimeError(f"`ovos-agentic-loop server start` returned but nothing answers at {url}")
+        raise RuntimeError(f"llama-server was started but nothing answers at {url}")
     return url, True
 
 
-def _cli() -> Path | None:
-    """The project's CLI: the repo's own venv first (where the [local] extra is installed), then ours."""
+def _server_command(action: str) -> list[str]:
+    """``ovos-agentic-loop server start|stop --port N``: from the repo's venv (where the [local]
+    extra is), else the bench's; before the CLI existed, the library functions behind it."""
     import venvs
 
-    for candidate in (
-        venvs.REPO_DIR / ".venv" / "bin" / "ovos-agentic-loop",
-        venvs.python_of("ours").parent / "ovos-agentic-loop",
-    ):
-        if candidate.exists():
-            return candidate
-    return None
+    for python in (venvs.REPO_DIR / ".venv" / "bin" / "python", venvs.python_of("ours")):
+        if not python.exists():
+            continue
+        cli = python.parent / "ovos-agentic-loop"
+        has_cli = subprocess.run([str(python), "-c", "import ovos_agentic_loop.cli"], capture_output=True)
+        if cli.exists() and has_cli.returncode == 0:
+            return [str(cli), "server", action, "--port", str(BENCH_PORT)]
+        code = f"from ovos_agentic_loop.local.server import {action}_server as f; f(port={BENCH_PORT})"
+        return [str(python), "-c", code]
+    raise RuntimeError("no venv with ovos-agentic-loop to start llama-server from")
 
 
 def stop_llama() -> None:
-    cli = _cli()
-    if cli is not None:
-        subprocess.run([str(cli), "server", "stop"], check=False)
+    subprocess.run(_server_command("stop"), check=False)
 
 
 # --- the figure ------------------------------------------------------------------------------
