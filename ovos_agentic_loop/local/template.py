@@ -1,13 +1,13 @@
 """Chat templates for the bundled model: the stock one and a derived tool-call one.
 
-With its own template the 1.5B model writes tool calls as bare JSON (often in a
-```json fence) instead of inside ``<tool_call>`` tags, so llama-server finds no
-native ``tool_calls`` and an engine that reads only native calls takes the call
-for the final answer. The derived template asks for exactly what the model likes
-to write, a fenced ```json {"name": ..., "arguments": ...}``` block, and renders
-earlier calls the same way. llama-server picks its Hermes-2-Pro parser when the
-template mentions ``<tool_call>`` (kept in a Jinja comment) and that parser also
-accepts a ```json fenced call, so the calls come back as native ``tool_calls``.
+With its own template the 1.5B model writes tool calls as bare JSON in a ```json
+fence instead of inside the ``<tool_call>`` tags that template asks for, and
+llama-server, which then looks for the tags, returns no native ``tool_calls``
+(0 of 10 here); an engine that reads only native calls takes the call for the
+final answer. The derived template asks for exactly what the model likes to write,
+a fenced ```json {"name": ..., "arguments": ...}``` block, renders earlier calls
+the same way, and no longer mentions ``<tool_call>``: llama-server then parses the
+fenced block as a native tool call (20 of 20 here) and plain answers stay text.
 
 Both templates are written next to the model; ``gguf`` (the ``local`` extra)
 reads the stock one from the GGUF metadata.
@@ -53,10 +53,7 @@ _STOCK_CALL_OPEN = '\'\\n<tool_call>\\n{"name": "\''
 _TOOL_CALL_OPEN = '\'\\n```json\\n{"name": "\''
 _STOCK_CALL_CLOSE = "'}\\n</tool_call>'"
 _TOOL_CALL_CLOSE = "'}\\n```'"
-_MARKER = (
-    "{#- ovos-agentic-loop tool-call template, derived from the model's own. The text <tool_call> "
-    "in this comment makes llama-server choose its Hermes 2 Pro tool-call parser. -#}\n"
-)
+_MARKER = "{#- ovos-agentic-loop tool-call template: the model's own with fenced json tool calls. -#}\n"
 
 
 def read_chat_template(gguf_path: Path) -> str:
