@@ -192,6 +192,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ovos-agentic-loop", description=__doc__.split("\n\n")[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="show the OVOS log (INFO and up)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     server = sub.add_parser("server", help="the embedded llama-server")
@@ -219,12 +220,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_logs(verbose: bool) -> None:
+    """The steps are printed by the CLI itself; the OVOS INFO log would repeat each of them."""
+    from ovos_utils.log import LOG
+
+    LOG.set_level("INFO" if verbose else "WARNING")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from ovos_agentic_loop.errors import BrainError, LoopError
     from ovos_agentic_loop.local.model import ModelError
     from ovos_agentic_loop.local.server import ServerError
 
     args = _parser().parse_args(argv)
+    _quiet_logs(args.verbose)
     try:
         return int(args.func(args))
     except (BrainError, LoopError, ServerError, ModelError) as exc:

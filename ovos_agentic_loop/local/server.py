@@ -243,6 +243,9 @@ def start_server(
                 f"template; stop it first: ovos-agentic-loop server stop --port {port}"
             )
         _wait_ready(running, None, ready_timeout)
+        progress(
+            f"llama-server already running on {running.base_url}/v1 (pid {running.pid}, template {template})"
+        )
         return running
     if port_in_use(port, host):
         raise ServerError(
