@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import queue
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
 
+from ovos_agentic_loop.daemon_pool import shared_pool
 from ovos_agentic_loop.errors import BrainError
 
 __all__ = ["BrainCallTimeout", "BrainHandle", "call_brain"]
@@ -91,7 +91,8 @@ def call_brain(
             items.put(exc)
         items.put(_DONE)
 
-    threading.Thread(target=work, name=f"brain-{brain.name}", daemon=True).start()
+    # A call the loop stopped waiting for finishes in the background (its thread is a daemon).
+    shared_pool().submit(work)
     reply: AgentMessage | None = None
     while True:
         remaining = deadline - time.monotonic()

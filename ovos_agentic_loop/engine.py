@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
@@ -22,6 +21,7 @@ from ovos_utils.log import LOG
 
 from ovos_agentic_loop.brain_call import BrainHandle
 from ovos_agentic_loop.config import DEFAULT_BRAIN, LoopConfig, Mode, parse_config
+from ovos_agentic_loop.daemon_pool import shared_pool
 from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepEvent, StepKind, StepListener
 from ovos_agentic_loop.loading import load_brain, load_toolboxes, require_installed_brain
 from ovos_agentic_loop.toolset import PersonaTools, ToolSet
@@ -71,9 +71,6 @@ class AgentLoopEngine(ChatEngine):
                 self.settings.toolboxes, sections, bus=bus, engine_name=self.engine_name
             )
         self._tools = PersonaTools(list(toolboxes), engine_name=self.engine_name)
-        self._executor = ThreadPoolExecutor(
-            max_workers=self.settings.max_parallel_tools * 2, thread_name_prefix=f"{self.engine_name}-tool"
-        )
 
     # -- wiring (compatible with upstream ovos-agentic-loop) -------------------------
     @property
@@ -194,7 +191,7 @@ class AgentLoopEngine(ChatEngine):
             brain=brain,
             toolset=toolset,
             text_mode=text_mode,
-            executor=self._executor,
+            executor=shared_pool(),
             emit=self._emit,
         )
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)

@@ -9,8 +9,9 @@ message), a timeout. Successful outputs are rendered as JSON, never a Python rep
 from __future__ import annotations
 
 import json
+import threading
 import time
-from concurrent.futures import Executor, Future, wait
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ToolCall
 from pydantic import BaseModel, ValidationError
 
+from ovos_agentic_loop.daemon_pool import DaemonPool
 from ovos_agentic_loop.protocol import compact_arguments
 from ovos_agentic_loop.toolset import ToolSet
 
@@ -44,10 +46,11 @@ class ToolOutcome:
 def run_calls(
     calls: list[ToolCall],
     toolset: ToolSet,
-    executor: Executor,
+    executor: DaemonPool,
     *,
     timeout: float,
     max_chars: int,
+    max_parallel: int = 8,
 ) -> list[ToolOutcome]:
     """Run persona tool calls concurrently; outcomes come back in call order.
 
@@ -56,10 +59,11 @@ def run_calls(
     thread ends by itself), so the loop never hangs on a tool.
     """
     started = time.monotonic()
+    gate = threading.BoundedSemaphore(max_parallel)  # the timeout counts from here, queued or not
     futures: list[Future[tuple[Any, float]] | None] = []
     for call in calls:
         toolbox = toolset.owners.get(call.name)
-        futures.append(None if toolbox is None else executor.submit(_timed_call, toolbox, call))
+        futures.append(None if toolbox is None else executor.submit(_timed_call, toolbox, call, gate))
     wait([f for f in futures if f is not None], timeout=timeout)
 
     outcomes: list[ToolOutcome] = []
@@ -84,7 +88,12 @@ def run_calls(
     return outcomes
 
 
-def _timed_call(toolbox: ToolBox, call: ToolCall) -> tuple[Any, float]:
+def _timed_call(toolbox: ToolBox, call: ToolCall, gate: threading.BoundedSemaphore) -> tuple[Any, float]:
+    with gate:
+        return _call(toolbox, call)
+
+
+def _call(toolbox: ToolBox, call: ToolCall) -> tuple[Any, float]:
     started = time.monotonic()
     if not isinstance(call.arguments, dict):
         raise TypeError(f"arguments must be a JSON object, got {type(call.arguments).__name__}")

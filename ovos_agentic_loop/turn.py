@@ -17,7 +17,6 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Generator
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +24,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 
 from ovos_agentic_loop.brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop.config import LoopConfig
+from ovos_agentic_loop.daemon_pool import DaemonPool
 from ovos_agentic_loop.events import StepKind
 from ovos_agentic_loop.observations import ToolOutcome, run_calls
 from ovos_agentic_loop.protocol import (
@@ -55,7 +55,7 @@ class TurnSetup:
     brain: BrainHandle
     toolset: ToolSet
     text_mode: bool
-    executor: Executor
+    executor: DaemonPool
     emit: Callable[[StepKind, str, dict[str, Any]], None]
 
 
@@ -196,6 +196,7 @@ class Turn:
             self.setup.executor,
             timeout=timeout,
             max_chars=cfg.max_observation_chars,
+            max_parallel=cfg.max_parallel_tools,
         )
         for outcome in outcomes:
             observation = outcome.observation + self._repeat_note(outcome)

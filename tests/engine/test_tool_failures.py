@@ -80,3 +80,13 @@ def test_three_one_second_calls_run_concurrently(demo_tools: DemoToolBox) -> Non
     assert ['"label": "0"' in results[0], '"label": "1"' in results[1], '"label": "2"' in results[2]] == [
         True
     ] * 3
+
+
+def test_max_parallel_tools_bounds_concurrency(demo_tools: DemoToolBox) -> None:
+    from ovos_agentic_loop.testing import tool_calls
+
+    brain = ScriptedBrain([tool_calls(*[("sleep", {"seconds": 0.4}) for _ in range(4)]), "ok"])
+    engine = engine_with(brain, [demo_tools], max_parallel_tools=2)
+    started = time.monotonic()
+    engine.continue_chat(user("go"))
+    assert time.monotonic() - started >= 0.75  # two waves of two, not one wave of four
