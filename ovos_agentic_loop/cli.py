@@ -76,13 +76,13 @@ def build_engine(persona: dict[str, Any]) -> Any:
 class StepPrinter:
     """Prints each ``StepEvent`` as one line as it happens."""
 
-    def __init__(self, out: TextIO = sys.stderr) -> None:
-        self.out = out
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out  # None: whatever sys.stderr is at print time
 
     def __call__(self, event: StepEvent) -> None:
         line = self.format(event)
         if line:
-            print(line, file=self.out, flush=True)
+            print(line, file=self.out or sys.stderr, flush=True)
 
     @staticmethod
     def format(event: StepEvent) -> str | None:

@@ -4,7 +4,8 @@ Each scripted reply is one of:
 - a dict: sent as a 200 JSON chat completion body;
 - ``(status, dict)``: that status and JSON body;
 - ``Stream(chunks, delay)``: server-sent events, one ``data:`` line per chunk dict, with a
-  pause between chunks so a test can see the client yield before the end.
+  pause between chunks so a test can see the client yield before the end;
+- a callable ``(request_body) -> reply``, e.g. :func:`answer` (streamed or not, as asked).
 """
 
 from __future__ import annotations
@@ -67,6 +68,23 @@ def chunk(
     }
 
 
+def answer(content: str = "", tool_calls: list[dict[str, Any]] | None = None) -> Any:
+    """A reply in whichever form the request asks for: a ``Stream`` or a completion body."""
+
+    def reply(body: dict[str, Any]) -> Any:
+        if not body.get("stream"):
+            return completion(content, tool_calls)
+        deltas = [{"index": i, **call} for i, call in enumerate(tool_calls or [])]
+        chunks = [chunk(part) for part in content.split(" ") if part] if content else []
+        chunks = [chunk(" " + c["choices"][0]["delta"]["content"]) if i else c for i, c in enumerate(chunks)]
+        if deltas:
+            chunks.append(chunk(tool_calls=deltas))
+        chunks.append(chunk(finish="tool_calls" if tool_calls else "stop"))
+        return Stream(chunks)
+
+    return reply
+
+
 class FakeOpenAIServer:
     def __init__(self) -> None:
         self.replies: list[Any] = []
@@ -89,6 +107,8 @@ class FakeOpenAIServer:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 fake.requests.append(body)
                 reply = fake.replies.pop(0) if fake.replies else (500, {"error": {"message": "script empty"}})
+                if callable(reply):
+                    reply = reply(body)
                 if isinstance(reply, Stream):
                     self._stream(reply)
                 elif isinstance(reply, tuple):
