@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as dt
 import getpass
 import json
-import random
 import re
 import shutil
 import statistics
@@ -181,60 +180,60 @@ def fig5_tasks(bench: Any, run_adapter: Any) -> None:
     tasks = load_tasks(bench.args.tasks)
     llama_url, started = ensure_llama(bench)
     proxy = CountingProxy(llama_url).start()
-    rng = random.Random(5)
     runs: dict[str, list[dict[str, Any]]] = {s.key: [] for s in systems}
     try:
-        for n, task in enumerate(tasks, 1):
-            order = list(systems)
-            rng.shuffle(order)
-            status = []
-            for system in order:
-                sandbox = make_sandbox()
-                model = f"t5-{system.key}-{task['id']}-{uuid.uuid4().hex[:6]}"
-                prompt = fill(task["prompt"], placeholders(sandbox))
-                start = dt.datetime.now(dt.timezone.utc)
-                res = run_adapter(
-                    system,
-                    {
-                        "kind": "once",
-                        "base_url": proxy.base_url,
-                        "model": model,
-                        "tools": "none",
-                        "toolboxes": task["toolboxes"],
-                        "sandbox": sandbox,
-                        "skills_dir": str(TASKS_DIR / "skills"),
-                        "prompt": prompt,
-                        "max_iterations": 10,
-                        "max_tokens": 512,
-                        "temperature": 0.2,
-                    },
-                    timeout=600,
-                    cwd=sandbox,
+        # System by system, not interleaved: each engine keeps its own system prompt and tool
+        # definitions in llama-server's prompt cache, as a persona in real use does. Alternating
+        # engines would make every call re-read a prompt of thousands of tokens on this CPU.
+        for system in systems:
+            for n, task in enumerate(tasks, 1):
+                result = _run_task(system, task, proxy, run_adapter)
+                runs[system.key].append(result)
+                print(
+                    f"[fig 5] {system.key} {n}/{len(tasks)} {task['id']}: "
+                    f"{'PASS' if result['ok'] else 'fail'} "
+                    f"{result['calls']} calls {result['seconds']:.1f}s  {result['answer'][:70]!r}",
+                    flush=True,
                 )
-                end = dt.datetime.now(dt.timezone.utc)
-                answer = (res.get("answers") or [""])[0] if res.get("ok") else ""
-                ok = bool(res.get("ok")) and check(task, answer, sandbox, [start, end])
-                seconds = (res.get("samples") or [(end - start).total_seconds()])[0]
-                calls = proxy.calls.get(model, 0)
-                runs[system.key].append(
-                    {
-                        "task": task["id"],
-                        "category": task["category"],
-                        "ok": ok,
-                        "calls": calls,
-                        "seconds": seconds,
-                        "answer": answer[:300],
-                        "error": res.get("error"),
-                    }
-                )
-                status.append(f"{system.key} {'PASS' if ok else 'fail'} {calls} calls {seconds:.1f}s")
-                shutil.rmtree(sandbox, ignore_errors=True)
-            print(f"[fig 5] {n}/{len(tasks)} {task['id']}: " + " | ".join(status), flush=True)
     finally:
         proxy.stop()
         if started:
             stop_llama()
     _report(bench, systems, tasks, runs)
+
+
+def _run_task(system: Any, task: dict[str, Any], proxy: CountingProxy, run_adapter: Any) -> dict[str, Any]:
+    sandbox = make_sandbox()
+    model = f"t5-{system.key}-{task['id']}-{uuid.uuid4().hex[:6]}"
+    start = dt.datetime.now(dt.timezone.utc)
+    job = {
+        "kind": "once",
+        "base_url": proxy.base_url,
+        "model": model,
+        "tools": "none",
+        "toolboxes": task["toolboxes"],
+        "sandbox": sandbox,
+        "skills_dir": str(TASKS_DIR / "skills"),
+        "prompt": fill(task["prompt"], placeholders(sandbox)),
+        "max_iterations": 10,
+        "max_tokens": 512,
+        "temperature": 0.2,
+    }
+    res = run_adapter(system, job, timeout=900, cwd=sandbox)
+    end = dt.datetime.now(dt.timezone.utc)
+    answer = (res.get("answers") or [""])[0] if res.get("ok") else ""
+    ok = bool(res.get("ok")) and check(task, answer, sandbox, [start, end])
+    seconds = (res.get("samples") or [(end - start).total_seconds()])[0]
+    shutil.rmtree(sandbox, ignore_errors=True)
+    return {
+        "task": task["id"],
+        "category": task["category"],
+        "ok": ok,
+        "calls": proxy.calls.get(model, 0),
+        "seconds": seconds,
+        "answer": answer[:300],
+        "error": res.get("error"),
+    }
 
 
 def _report(bench: Any, systems: list[Any], tasks: list[dict[str, Any]], runs: dict[str, list[dict]]) -> None:
