@@ -4,15 +4,23 @@ A model-supplied glob is never handed to ``glob``/``Path.glob`` (which happily c
 ``..``). It is translated into a regular expression over '/'-separated relative paths and matched
 against entries found while walking folders inside the root, so it can only ever match entries
 that are already inside.
+
+The translation backtracks: ``*a*a*a*a*a*a*a*b`` against a 200-character name takes hours in
+``re`` (which also holds the GIL, freezing the whole assistant). Globs therefore run on the
+``regex`` engine with a timeout taken from the call's deadline, and a walk whose glob runs out of
+time stops as truncated, like a walk that runs out of entries.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+import regex as regex_engine
 
 from toolboxes._paths import Sandbox, check_text
 
@@ -24,13 +32,19 @@ class Glob:
     """A compiled glob: ``anywhere`` globs (no '/') match an entry's name at any depth."""
 
     text: str
-    regex: re.Pattern[str]
+    regex: regex_engine.Pattern[str]
     anywhere: bool
 
-    def matches(self, rel_path: str) -> bool:
-        """Whether a path relative to the search folder matches."""
+    def matches(self, rel_path: str, deadline: float) -> bool:
+        """Whether a path relative to the search folder matches.
+
+        Raises ``TimeoutError`` when ``deadline`` (a ``time.monotonic()`` value) passes first.
+        """
         target = rel_path.rsplit("/", 1)[-1] if self.anywhere else rel_path
-        return self.regex.fullmatch(target) is not None
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the glob ran out of time")
+        return self.regex.fullmatch(target, timeout=remaining) is not None
 
 
 def compile_glob(pattern: str, root: str, what: str = "glob") -> Glob:
@@ -55,14 +69,16 @@ def compile_glob(pattern: str, root: str, what: str = "glob") -> Glob:
         )
     if not segments:
         segments = ["*"]
+    # 'a/**/**/b' means 'a/**/b'; each extra '**' would only multiply the ways to backtrack.
+    segments = [s for i, s in enumerate(segments) if not (s == "**" and i > 0 and segments[i - 1] == "**")]
     source = "".join(_segment_regex(seg, last=i == len(segments) - 1) for i, seg in enumerate(segments))
     try:
-        regex = re.compile(source, re.DOTALL)
-    except re.error as exc:
+        compiled = regex_engine.compile(source, regex_engine.DOTALL)
+    except regex_engine.error as exc:
         raise ValueError(
             f"{what} {pattern!r} is not a valid glob ({exc}); use '*', '?' and '**' only"
         ) from None
-    return Glob(text="/".join(segments), regex=regex, anywhere=len(segments) == 1)
+    return Glob(text="/".join(segments), regex=compiled, anywhere=len(segments) == 1)
 
 
 def _segment_regex(segment: str, last: bool) -> str:
@@ -123,7 +139,11 @@ class Walk:
                 continue
             try:
                 with os.scandir(folder) as scan:
-                    found = sorted(scan, key=lambda e: e.name)
+                    # Never read more of a folder than the entry bound allows: a folder with
+                    # millions of entries would otherwise be loaded whole before the bound is checked.
+                    found = sorted(
+                        itertools.islice(scan, self.max_entries - visited + 1), key=lambda e: e.name
+                    )
             except OSError:
                 continue
             subdirs: list[tuple[str, str]] = []

@@ -257,9 +257,14 @@ class FileSystemToolBox(ToolBox):
         shown: list[str] = []
         total = 0
         entries, cut = self._scan(folder)
+        deadline = time.monotonic() + self.settings.search_timeout
         for entry in entries:
-            if not glob.matches(entry.name):
-                continue
+            try:
+                if not glob.matches(entry.name, deadline):
+                    continue
+            except TimeoutError:
+                cut = True  # A pattern that backtracks heavily: show what matched in time.
+                break
             total += 1
             if len(shown) < self.settings.max_results:
                 rel = self._rel(folder, entry.name)
@@ -285,7 +290,12 @@ class FileSystemToolBox(ToolBox):
             for rel, entry in walk.entries(start.real):
                 if state.stopped:
                     break
-                if glob.matches(rel) and _is_file(entry):
+                try:
+                    wanted = glob.matches(rel, deadline)
+                except TimeoutError:
+                    state.timed_out = True
+                    break
+                if wanted and _is_file(entry):
                     search_file(self.sandbox, entry.path, compiled, state)
         return SearchInFilesOutput(
             matches=[SearchMatch(file=h.file, line_number=h.line_number, line=h.line) for h in state.hits],
@@ -307,12 +317,15 @@ class FileSystemToolBox(ToolBox):
     # --- helpers -----------------------------------------------------------------------------
 
     def _find(self, start: InRoot, glob: Glob) -> tuple[list[str], bool]:
-        walk = Walk(
-            self.sandbox, self.settings.max_walk_entries, time.monotonic() + self.settings.search_timeout
-        )
+        deadline = time.monotonic() + self.settings.search_timeout
+        walk = Walk(self.sandbox, self.settings.max_walk_entries, deadline)
         found: list[str] = []
         for rel, entry in walk.entries(start.real):
-            if glob.matches(rel) and _is_file(entry):
+            try:
+                wanted = glob.matches(rel, deadline)
+            except TimeoutError:
+                return found, True  # The glob backtracks heavily: what matched in time, marked cut.
+            if wanted and _is_file(entry):
                 if len(found) == self.settings.max_results:
                     return found, True
                 found.append(self._rel(start, rel))

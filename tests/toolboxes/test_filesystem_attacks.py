@@ -150,3 +150,101 @@ def test_oversized_glob_and_pattern_are_refused(world: tuple[ToolBox, Path, Path
     tb, _, _ = world
     refused(tb, "find_files", {"glob": "*" * 500})
     refused(tb, "search_in_files", {"pattern": "a" * 1000})
+
+
+# --- found in the adversarial audit ----------------------------------------------------------
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("tool", ["find_files", "list_directory", "search_in_files"])
+def test_backtracking_glob_cannot_freeze_the_process(world: tuple[ToolBox, Path, Path], tool: str) -> None:
+    # '*a*a*a*a*a*a*a*a*b' against a long run of 'a's backtracks for minutes in 're', which holds
+    # the GIL the whole time: the assistant would freeze. Globs now run on 'regex' with a deadline.
+    tb, root, _ = world
+    (root / ("a" * 60)).write_text("x\n")
+    glob = "*a" * 8 + "*b"
+    kwargs: dict[str, Any] = {
+        "find_files": {"glob": glob},
+        "list_directory": {"path": ".", "pattern": glob},
+        "search_in_files": {"pattern": "x", "glob": glob},
+    }[tool]
+    started = time.monotonic()
+    tb.call_tool(tool, kwargs)
+    assert time.monotonic() - started < 3
+
+
+def test_stacked_double_stars_do_not_backtrack(world: tuple[ToolBox, Path, Path]) -> None:
+    tb, root, _ = world
+    deep = root.joinpath(*["d"] * 25)
+    deep.mkdir(parents=True)
+    (deep / "f.txt").write_text("x\n")
+    started = time.monotonic()
+    assert tb.call_tool("find_files", {"glob": "**/" * 20 + "f.txt"}).files == [
+        "/".join(["d"] * 25) + "/f.txt"
+    ]
+    assert tb.call_tool("find_files", {"glob": "**/d/" * 20 + "x.txt"}).files == []
+    assert time.monotonic() - started < 3
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    "pattern",
+    ["a{1000000000}", "((((a{100}){100}){100}){100})", "(?:x{1000}){1000}", "(?x)a {1000000000}", "(?V1)a"],
+)
+def test_pattern_that_unrolls_to_gigabytes_is_refused(
+    world: tuple[ToolBox, Path, Path], pattern: str
+) -> None:
+    # The regex timeout covers matching, not compiling: 'regex' unrolls counted repeats at compile
+    # time, so 'a{1000000000}' alone used to allocate hundreds of gigabytes.
+    tb, _, _ = world
+    started = time.monotonic()
+    error = refused(tb, "search_in_files", {"pattern": pattern})
+    assert time.monotonic() - started < 1
+    assert "repeats too much" in str(error) or "not supported" in str(error)
+
+
+def test_ordinary_counted_repeats_still_work(world: tuple[ToolBox, Path, Path]) -> None:
+    tb, root, _ = world
+    (root / "ids.txt").write_text("id 123e4567-e89b-12d3-a456-426614174000 on 2025-03-14\n")
+    uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    assert tb.call_tool("search_in_files", {"pattern": uuid}).total == 1
+    assert tb.call_tool("search_in_files", {"pattern": r"\d{4}-\d{2}-\d{2}"}).total == 1
+
+
+def test_walk_reads_a_huge_folder_only_up_to_the_bound(
+    toolbox_cls: type[ToolBox], sandbox_dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A folder with millions of entries was read (and sorted) whole before the entry bound applied.
+    root, _ = sandbox_dirs
+    crowd = root / "crowd"
+    crowd.mkdir()
+    for i in range(3000):
+        (crowd / f"f{i}").touch()
+    pulled = 0
+    real_scandir = os.scandir
+
+    class CountingScan:
+        def __init__(self, path: Any) -> None:
+            self.inner = real_scandir(path)
+
+        def __enter__(self) -> CountingScan:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.inner.close()
+
+        def __iter__(self) -> CountingScan:
+            return self
+
+        def __next__(self) -> os.DirEntry[str]:
+            nonlocal pulled
+            entry = next(self.inner)
+            pulled += 1
+            return entry
+
+    monkeypatch.setattr(os, "scandir", CountingScan)
+    tb = toolbox_cls(config={"root_path": str(root), "max_walk_entries": 50})
+    assert tb.call_tool("find_files", {"glob": "*", "path": "crowd"}).truncated
+    assert tb.call_tool("search_in_files", {"pattern": "x", "path": "crowd"}).truncated
+    assert tb.call_tool("list_directory", {"path": "crowd"}).truncated
+    assert pulled < 3 * 60, f"{pulled} entries were read for a bound of 50"
