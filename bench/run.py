@@ -576,6 +576,15 @@ def versions(systems: list[System]) -> dict[str, str]:
     return out
 
 
+def _sections(markdown: str) -> dict[str, list[str]]:
+    """The tables of an earlier report, keyed by figure number ('1', '3', '5b', ...)."""
+    out: dict[str, list[str]] = {}
+    for chunk in markdown.split("\n### Figure ")[1:]:
+        number = chunk.split(" ", 1)[0]
+        out.setdefault(number, []).append("### Figure " + chunk.strip())
+    return out
+
+
 def write_report(bench: Bench, figures: list[int]) -> None:
     RESULTS_DIR.mkdir(exist_ok=True)
     m = machine()
@@ -590,7 +599,18 @@ def write_report(bench: Bench, figures: list[int]) -> None:
         "",
     ]
     suffix = "" if figures != [5] else "-tasks"
-    (RESULTS_DIR / f"latest{suffix}.md").write_text("\n".join(head) + "\n" + "\n\n".join(bench.tables) + "\n")
+    md_path = RESULTS_DIR / f"latest{suffix}.md"
+    # Figures not run this time keep their earlier tables (each says when it was measured).
+    sections = _sections(md_path.read_text()) if md_path.exists() else {}
+    stamp = f"(measured {m['date']})"
+    fresh: dict[str, list[str]] = {}
+    for text in bench.tables:
+        number = text.split("Figure ", 1)[1].split(" ", 1)[0]
+        title, _, rest = text.partition("\n")
+        fresh.setdefault(number, []).append(f"{title} {stamp}\n{rest}")
+    sections.update(fresh)
+    body = [t for _, texts in sorted(sections.items()) for t in texts]
+    md_path.write_text("\n".join(head) + "\n" + "\n\n".join(body) + "\n")
     payload = {"machine": m, "versions": vers, "figures": figures, **bench.results}
     json_path = RESULTS_DIR / f"latest{suffix}.json"
     # Keep results of figures not run this time (e.g. the slow task suite) for the chart.
@@ -609,7 +629,7 @@ def write_report(bench: Bench, figures: list[int]) -> None:
         log(f"wrote {RESULTS_DIR / 'chart.png'}")
     except (subprocess.CalledProcessError, RuntimeError) as exc:
         log(f"chart not drawn: {exc}")
-    log(f"wrote {RESULTS_DIR / f'latest{suffix}.md'}")
+    log(f"wrote {md_path}")
 
 
 def main(argv: list[str] | None = None) -> int:
