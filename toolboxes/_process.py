@@ -59,11 +59,18 @@ class ToolCallError(Exception):
 # Names always passed through. LC_* is matched as a prefix in build_env.
 DEFAULT_ENV_NAMES: tuple[str, ...] = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "USER")
 
-# Variables that change how a program or the dynamic loader behaves: never settable by a model.
+# Variables that change which program runs or what code it loads: never settable by a model.
+# PATH is one of them: with PATH pointing at a folder the model can write to, every program a
+# script calls by name ('ls', 'python3') is the model's choice.
 _DANGEROUS_ENV = frozenset(
-    {"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "IFS", "SHELLOPTS"}
-)
-_DANGEROUS_PREFIXES = ("LD_", "PYTHON", "BASH_FUNC_", "DYLD_")
+    {
+        "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS",
+        "PATH", "CDPATH", "GLOBIGNORE", "PS4", "PROMPT_COMMAND", "SKILL_DIR", "GCONV_PATH",
+        "GLIBC_TUNABLES", "HOSTALIASES", "LOCPATH", "NLSPATH", "PERL5LIB", "PERL5OPT", "PERLLIB",
+        "RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH",
+    }
+)  # fmt: skip
+_DANGEROUS_PREFIXES = ("LD_", "PYTHON", "BASH_FUNC_", "DYLD_", "GIT_", "OVOS_AGENT_")
 
 _READ_CHUNK = 65536
 # After the leader exits, stragglers holding the pipes get this long before the group is killed.

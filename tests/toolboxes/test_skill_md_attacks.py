@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -158,3 +159,101 @@ def test_symlinked_script_leaving_the_folder_is_not_run(tmp_path: Path) -> None:
     (folder / "scripts" / "probe.py").unlink()
     (folder / "scripts" / "probe.py").symlink_to(outside)
     assert "probe" not in make_box(tmp_path / "skills").tools
+
+
+# --- found in the adversarial audit ----------------------------------------------------------
+
+BILLION_LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(9)
+)
+
+
+def plain_skill(root: Path, name: str, skill_md: str) -> None:
+    (root / name).mkdir(parents=True)
+    (root / name / "SKILL.md").write_text(skill_md)
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        # str() of the name walked 9**9 shared list items: the toolbox hung while listing tools.
+        BILLION_LAUGHS + "name: *j\ndescription: bomb\n",
+        BILLION_LAUGHS + "name: bomb\ndescription: bomb\nshould_run_in_sandbox: *j\n",
+        # PyYAML's composer recursed until RecursionError, which escaped and broke every skill.
+        "name: deep\ndescription: deep\nx: " + "[" * 3000 + "]" * 3000 + "\n",
+        "name: [not, text]\ndescription: a list as a name\n",
+        "name: huge\ndescription: " + "x" * (2 * 1024 * 1024) + "\n",
+    ],
+    ids=["laughs-in-name", "laughs-in-sandbox", "deep-nesting", "list-name", "huge-file"],
+)
+def test_hostile_frontmatter_skips_one_skill_quickly(tmp_path: Path, frontmatter: str, ovos_log) -> None:
+    root = tmp_path / "skills"
+    plain_skill(root, "good", "---\nname: good\ndescription: a fine skill\n---\nDo good.\n")
+    plain_skill(root, "evil", "---\n" + frontmatter + "---\nbody\n")
+    started = time.monotonic()
+    box = make_box(root)
+    listed = box.call_tool("list_skills", {})
+    assert time.monotonic() - started < 3
+    assert [s.name for s in listed.skills] == ["good"]
+    assert any("evil" in w for w in ovos_log.at("warning"))
+
+
+def test_env_parameter_cannot_be_path(tmp_path: Path, ovos_log) -> None:
+    # PATH=<a folder the model writes to> would let it choose every program the script calls by
+    # name, and used to pick the 'bash' that runs a .sh script too.
+    for name in ("PATH", "GIT_SSH_COMMAND", "SKILL_DIR", "PERL5OPT", "NODE_OPTIONS"):
+        root = tmp_path / name
+        skill(root, skill_md=SKILL + f"### {name} (optional, env var)\n**Type**: `str`\n")
+        assert "probe" not in make_box(root).tools, name
+        assert any(name in w for w in ovos_log.at("warning"))
+
+
+def test_read_skill_file_cannot_follow_a_parent_link_swapped_in_after_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The link check and the open were separate steps, and only the LAST component was opened
+    # with O_NOFOLLOW: a parent folder replaced by a link in between was followed out.
+    root = tmp_path / "skills"
+    plain_skill(root, "reader", "---\nname: reader\ndescription: reads\n---\nRead ref/notes.md.\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "notes.md").write_text("the secret\n")
+    (root / "reader" / "ref").symlink_to(outside, target_is_directory=True)
+    box = make_box(root)
+    assert "reader" in [s.name for s in box.call_tool("list_skills", {}).skills]
+    monkeypatch.setattr("toolboxes.skill_md.toolbox.os.path.islink", lambda path: False)  # the race
+    with pytest.raises(RuntimeError) as excinfo:
+        box.call_tool("read_skill_file", {"skill": "reader", "path": "ref/notes.md"})
+    assert isinstance(excinfo.value.__cause__, ToolCallError)
+    assert "secret" not in str(excinfo.value.__cause__)
+
+
+def test_read_skill_file_does_not_block_on_a_fifo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "skills"
+    plain_skill(root, "reader", "---\nname: reader\ndescription: reads\n---\nRead pipe.md.\n")
+    os.mkfifo(root / "reader" / "pipe.md")
+    box = make_box(root)
+    box.call_tool("list_skills", {})
+    # As if a regular file had been swapped for the FIFO after the isfile check.
+    monkeypatch.setattr("toolboxes.skill_md.toolbox.os.path.isfile", lambda path: True)
+    started = time.monotonic()
+    with pytest.raises(RuntimeError) as excinfo:
+        box.call_tool("read_skill_file", {"skill": "reader", "path": "pipe.md"})
+    assert time.monotonic() - started < 2
+    assert isinstance(excinfo.value.__cause__, ToolCallError)
+
+
+def test_script_swapped_for_a_link_after_discovery_is_not_run(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    folder = skill(tmp_path / "skills")
+    box = make_box(tmp_path / "skills", root_path=str(work), refresh_interval=3600)
+    assert "probe" in box.tools
+    evil = tmp_path / "evil.py"
+    evil.write_text("open('PWNED', 'w').write('x')\n")
+    (folder / "scripts" / "probe.py").unlink()
+    (folder / "scripts" / "probe.py").symlink_to(evil)
+    with pytest.raises(RuntimeError, match="probe"):
+        box.call_tool("probe", {"value": "x"})
+    assert not (work / "PWNED").exists()

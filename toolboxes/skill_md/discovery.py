@@ -137,6 +137,9 @@ class SkillCatalog:
             except SkillParseError as exc:
                 LOG.warning(f"skipping skill {path}: {exc}")
                 continue
+            except Exception as exc:  # noqa: BLE001 - one broken file must not take every skill down.
+                LOG.warning(f"skipping skill {path}: unexpected {type(exc).__name__}: {exc}")
+                continue
             skill = replace(skill, rel=rel, nested=nested, origin=root.origin)
             if not (root.always or is_enabled(skill, self.enabled)):
                 LOG.debug(f"skill {skill.name!r} ({path}) is not enabled")

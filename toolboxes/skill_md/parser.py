@@ -31,6 +31,10 @@ __all__ = ["Param", "Skill", "SkillParseError", "parse_parameters", "parse_skill
 
 ParamKind = Literal["positional", "named", "flag", "env"]
 SCRIPT_SUFFIXES = (".py", ".sh")
+# A SKILL.md is instructions for a model: anything near these sizes is an accident or an attack.
+MAX_SKILL_BYTES = 1024 * 1024
+MAX_FRONTMATTER_CHARS = 64 * 1024
+MAX_YAML_DEPTH = 20
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -51,6 +55,34 @@ _TYPES = {
 
 class SkillParseError(ValueError):
     """A SKILL.md that cannot be used; the message says what to fix in the file."""
+
+
+class _FrontmatterLoader(yaml.SafeLoader):
+    """``yaml.safe_load`` without aliases and with bounded nesting.
+
+    ``safe_load`` is safe from code execution, not from size: nine anchors of nine aliases each
+    (billion laughs) load as a small graph of shared lists, and the first ``str()`` of it (the skill
+    name, ``should_run_in_sandbox``) walks 9**9 items and never returns. Frontmatter needs neither
+    anchors nor deep nesting, so an alias or a 21st level is a parse error. The depth bound also
+    keeps PyYAML's recursive composer far from Python's recursion limit.
+    """
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here", mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(
+                    None, None, f"nesting deeper than {MAX_YAML_DEPTH} levels is not allowed", mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 @dataclass(frozen=True)
@@ -106,12 +138,17 @@ def parse_skill_md(path: str) -> Skill:
     """Parse the SKILL.md at ``path``; raise :class:`SkillParseError` when it cannot be used."""
     try:
         with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+            # Bounded: a multi-gigabyte SKILL.md in a skills folder must not be read whole.
+            text = fh.read(MAX_SKILL_BYTES + 1)
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillParseError(f"cannot read: {exc}") from exc
+    if len(text) > MAX_SKILL_BYTES:
+        raise SkillParseError(f"the file is larger than {MAX_SKILL_BYTES} bytes; keep SKILL.md short")
     frontmatter, body = split_frontmatter(text)
     folder = os.path.dirname(os.path.abspath(path))
     name = frontmatter.get("name")
+    if not isinstance(name, (str, int, float, type(None))):
+        raise SkillParseError("frontmatter 'name' must be plain text")
     name = " ".join(str(name).split()) if name not in (None, "") else os.path.basename(folder)
     description = frontmatter.get("description")
     if not isinstance(description, str) or not description.strip():
@@ -156,8 +193,11 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
             break
     else:
         raise SkillParseError("frontmatter is not closed by a '---' line")
+    source = "\n".join(lines[1:end])
+    if len(source) > MAX_FRONTMATTER_CHARS:
+        raise SkillParseError(f"frontmatter is longer than {MAX_FRONTMATTER_CHARS} characters")
     try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
+        data = yaml.load(source, Loader=_FrontmatterLoader)  # A SafeLoader subclass: no Python objects.
     except yaml.YAMLError as exc:
         raise SkillParseError(f"frontmatter is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

@@ -9,7 +9,8 @@ Argument passing, and why:
   are fine: ``int``/``float`` parameters are validated as numbers first.
 - An optional positional cannot be skipped when a later one is given (argv has no holes).
 - Named options are ``--name VALUE``; flags are ``--name`` when true; env parameters become
-  environment variables (never ``PATH``, ``LD_*``, ``PYTHON*``: refused when the file is parsed).
+  environment variables (never ``PATH``, ``LD_*``, ``PYTHON*``, ``GIT_*`` and the other names of
+  ``_process.is_dangerous_env_name``: refused when the file is parsed).
 - No shell is involved, so ``;``, ``$(...)`` and backticks in a value are just characters.
 """
 
@@ -145,12 +146,17 @@ def run_script(skill: Skill, script: str, tool_name: str, values: dict[str, Any]
         raise ToolCallError(f"skill {skill.name!r} is misconfigured ({skill.param_error}); use another tool")
     args, env_params = build_argv(skill, values)
     args = [a for a in args if a != ""]
-    env = build_env(s.env_names, overrides={"SKILL_DIR": skill.folder, **env_params})
+    if not os.path.realpath(script).startswith(os.path.realpath(skill.folder) + os.sep):
+        # Checked when the skill was read; a link swapped in since then must not run.
+        raise ToolCallError(f"{tool_name}: the script now leaves the skill folder; use another tool")
+    host_env = build_env(s.env_names)
+    env = {**host_env, **env_params, "SKILL_DIR": skill.folder}
     if script.endswith(".py"):
         program = sys.executable
         argv = [program, "-E", "-s", script, *args]
     else:
-        program = resolve_executable("bash", env["PATH"], skill.folder) or ""
+        # Looked up in the host's PATH, never in one a parameter could have set.
+        program = resolve_executable("bash", host_env["PATH"], skill.folder) or ""
         if not program:
             raise ToolCallError(f"{tool_name} needs bash, which is not installed here; use another tool")
         argv = ["bash", script, *args]

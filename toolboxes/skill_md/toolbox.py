@@ -43,6 +43,7 @@ from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, 
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
+from toolboxes._paths import Sandbox, open_regular_file
 from toolboxes._process import Limits, ToolCallError
 from toolboxes.skill_md.discovery import SkillCatalog, SkillRoot, entry_point_roots, user_skills_dir
 from toolboxes.skill_md.parser import Skill
@@ -335,7 +336,6 @@ def _read_inside(folder: str, path: str, limit: int) -> tuple[str, bytes]:
         raise ToolCallError(f"{path!r} is outside the skill folder; use a path as listed by load_skill")
     real_folder = os.path.realpath(folder)
     current = real_folder
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     for i, part in enumerate(parts):
         current = os.path.join(current, part)
         if os.path.islink(current):
@@ -345,10 +345,14 @@ def _read_inside(folder: str, path: str, limit: int) -> tuple[str, bytes]:
     if not os.path.isfile(current):
         raise ToolCallError(f"{path!r} does not exist in skill folder; use a path as listed by load_skill")
     try:
-        # O_NOFOLLOW: a link swapped in after the check makes the open fail instead of escaping.
-        fd = os.open(current, flags)
+        # The checks above give helpful messages; safety comes from opening every component with
+        # O_NOFOLLOW from a descriptor of the folder (a link swapped in for a PARENT folder after
+        # the check would otherwise be followed) and from refusing non-regular files without
+        # blocking (a FIFO swapped in for the file would hang the open forever).
+        with Sandbox(real_folder).open_dir(parts[:-1]) as dir_fd:
+            fd = open_regular_file(dir_fd, parts[-1])
     except OSError as exc:
-        raise ToolCallError(f"{path!r} cannot be read ({exc.strerror}); read another file") from exc
+        raise ToolCallError(f"{path!r} cannot be read ({exc}); read another file") from exc
     with os.fdopen(fd, "rb") as fh:
         data = fh.read(limit)
     return "/".join(parts), data
