@@ -210,9 +210,9 @@ class AgentLoopEngine(ChatEngine):
 
     def _emit(self, kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
         event = StepEvent(kind=kind, session_id=session_id, data=data)
-        if kind in ("tool_call", "tool_result", "final", "notice"):
+        if kind in ("final", "notice"):  # once or twice a turn
             LOG.info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
-        elif LOG.is_enabled_for(logging.DEBUG):  # checked first: the f-string is per-step cost
+        elif _debug_enabled():  # checked first: formatting every step is per-step cost
             LOG.debug(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
         if self.bus is not None:
             try:
@@ -228,6 +228,15 @@ class AgentLoopEngine(ChatEngine):
                 LOG.warning(
                     f"{self.engine_name}: step listener {listener!r} raised {type(exc).__name__}: {exc}"
                 )
+
+
+def _debug_enabled() -> bool:
+    # LOG.is_enabled_for exists only in newer ovos-utils; older ones keep the level in LOG.level.
+    check = getattr(LOG, "is_enabled_for", None)
+    if check is not None:
+        return bool(check(logging.DEBUG))
+    level = getattr(LOG, "level", logging.INFO)
+    return (logging.getLevelName(level) if isinstance(level, str) else level) <= logging.DEBUG
 
 
 def _brief(data: dict[str, Any], limit: int = 300) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_utils.log import LOG
 
-__all__ = ["PersonaTools", "ToolSet"]
+__all__ = ["PersonaTools", "ToolSet", "slim_schema"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,33 @@ class PersonaTools:
                     continue
                 owners[name] = toolbox
                 merged.append(tool)
-        specs = ToolBox.tools_to_openai_spec(merged)
+        specs = [_slim_spec(spec) for spec in ToolBox.tools_to_openai_spec(merged)]
         schemas = {s["function"]["name"]: s["function"]["parameters"] for s in specs}
         return ToolSet(specs=specs, owners=owners, schemas=schemas, caller_names=frozenset())
+
+
+def _slim_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    function = dict(spec["function"])
+    function["parameters"] = slim_schema(function.get("parameters") or {"type": "object", "properties": {}})
+    return {**spec, "function": function}
+
+
+def slim_schema(schema: Any) -> Any:
+    """A JSON schema without what only costs prompt tokens: pydantic's ``title`` on every level,
+    and ``anyOf: [X, null]`` + ``default: null`` for an optional argument (absent means null)."""
+    if isinstance(schema, list):
+        return [slim_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: slim_schema(v) for k, v in schema.items() if k != "title"}
+    if "properties" in schema and isinstance(schema["properties"], dict):
+        # "title" may also be a real argument name: only schema keywords are dropped above.
+        out["properties"] = {name: slim_schema(prop) for name, prop in schema["properties"].items()}
+    options = out.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+        (kept,) = [o for o in options if o != {"type": "null"}]
+        out.pop("anyOf")
+        if out.get("default", "absent") is None:
+            out.pop("default")
+        out = {**kept, **out} if isinstance(kept, dict) else out
+    return out

@@ -10,6 +10,7 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import MessageRole
 
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call, tool_calls
+from ovos_agentic_loop.toolset import slim_schema
 
 
 def test_tool_call_is_run_and_answered_with_a_json_tool_message(demo_tools: DemoToolBox) -> None:
@@ -39,8 +40,11 @@ def test_merged_tools_are_offered_as_one_openai_list(demo_tools: DemoToolBox, ov
     engine.continue_chat(user("hi"))
 
     offered = brain.calls[0].tools
-    expected = ToolBox.tools_to_openai_spec([*demo_tools.tool_json_list, other.tool_json_list[1]])
-    assert offered == expected
+    converted = ToolBox.tools_to_openai_spec([*demo_tools.tool_json_list, other.tool_json_list[1]])
+    assert offered == [
+        {**spec, "function": {**spec["function"], "parameters": slim_schema(spec["function"]["parameters"])}}
+        for spec in converted
+    ]
     assert brain.calls[0].tool_names == ["add", "sleep", "fail", "bad_output", "shout"]
     # the collision is logged with both toolbox ids; the first toolbox wins
     assert "'add' of toolbox 'other-tools' is ignored" in ovos_log.text
@@ -91,3 +95,27 @@ def test_no_tools_means_no_tools_argument(demo_tools: DemoToolBox) -> None:
     assert engine.continue_chat(user("hi")).content == "hello"
     assert brain.calls[0].tools == []
     assert all(m.role != MessageRole.SYSTEM for m in brain.calls[0].messages)
+
+
+def test_slim_schema_drops_noise_and_keeps_meaning() -> None:
+    schema = {
+        "title": "Args",
+        "type": "object",
+        "properties": {
+            "title": {"title": "Title", "type": "string", "description": "a real argument named title"},
+            "zone": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None, "title": "Zone"},
+            "count": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": 3},
+            "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        },
+        "required": ["title"],
+    }
+    assert slim_schema(schema) == {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "description": "a real argument named title"},
+            "zone": {"type": "string"},
+            "count": {"type": "integer", "default": 3},
+            "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+        },
+        "required": ["title"],
+    }

@@ -85,7 +85,9 @@ def test_three_one_second_calls_run_concurrently(demo_tools: DemoToolBox) -> Non
 def test_max_parallel_tools_bounds_concurrency(demo_tools: DemoToolBox) -> None:
     from ovos_agentic_loop.testing import tool_calls
 
-    brain = ScriptedBrain([tool_calls(*[("sleep", {"seconds": 0.4, "label": str(i)}) for i in range(4)]), "ok"])
+    brain = ScriptedBrain(
+        [tool_calls(*[("sleep", {"seconds": 0.4, "label": str(i)}) for i in range(4)]), "ok"]
+    )
     engine = engine_with(brain, [demo_tools], max_parallel_tools=2)
     started = time.monotonic()
     engine.continue_chat(user("go"))
