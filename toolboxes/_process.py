@@ -9,9 +9,15 @@ What it guarantees, and why:
 - **No stdin.** The child reads ``/dev/null``: a program waiting for input ends instead of hanging.
 - **Own process group.** ``start_new_session=True`` puts the child and everything it forks into one
   group. The whole group is SIGKILLed on timeout AND after a normal exit, so a background child
-  (``sleep 100 &``) never outlives the call. A program that calls ``setsid()`` itself leaves the
-  group and is out of reach; ``RLIMIT_NPROC`` (off by default, it counts every process of the user)
-  is the tool against that.
+  (``sleep 100 &``) never outlives the call.
+- **Marked processes.** A program that calls ``setsid()`` itself (``setsid sleep 100``, a daemon)
+  leaves the group. Every child therefore also gets ``OVOS_AGENT_RUN_ID=<fresh token>`` in its
+  environment, which its descendants inherit, and whenever the group is killed ``/proc/*/environ``
+  is scanned and every process carrying the token is SIGKILLed too (through a pidfd, so a recycled
+  pid is never hit). What still escapes: a descendant that replaces its environment on ``exec``
+  (``env -i``, ``execve`` with a new env) or runs as another user. Only cgroups (a systemd scope,
+  a container) contain those; ``RLIMIT_NPROC`` (off by default, it counts every process of the
+  user) at least bounds their number.
 - **Bounded output.** stdout and stderr are read as they arrive into :class:`CappedBuffer`, which
   keeps a head and a tail and counts the rest, so ``yes`` for minutes costs a few hundred KiB.
 - **Resource limits.** ``RLIMIT_AS`` / ``RLIMIT_FSIZE`` / ``RLIMIT_NPROC`` are applied by a tiny
@@ -24,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -37,14 +44,17 @@ from ovos_utils.log import LOG
 
 __all__ = [
     "DEFAULT_ENV_NAMES",
+    "RUN_MARKER",
     "CappedBuffer",
     "Limits",
     "ProcessResult",
     "ToolCallError",
     "build_env",
     "is_dangerous_env_name",
+    "kill_marked",
     "resolve_executable",
     "run_process",
+    "warn_dangerous_env_names",
 ]
 
 
@@ -72,6 +82,11 @@ _DANGEROUS_ENV = frozenset(
 )  # fmt: skip
 _DANGEROUS_PREFIXES = ("LD_", "PYTHON", "BASH_FUNC_", "DYLD_", "GIT_", "OVOS_AGENT_")
 
+# The variable that marks every process started for one run (see the module docstring).
+RUN_MARKER = "OVOS_AGENT_RUN_ID"
+# Sweeps for marked processes: each round catches what the previous one's victims forked meanwhile.
+_MARKER_ROUNDS = 5
+
 _READ_CHUNK = 65536
 # After the leader exits, stragglers holding the pipes get this long before the group is killed.
 _EXIT_GRACE = 0.2
@@ -83,6 +98,18 @@ def is_dangerous_env_name(name: str) -> bool:
     """Whether setting ``name`` could redirect code loading (``LD_PRELOAD``, ``PYTHONPATH``...)."""
     upper = name.upper()
     return upper in _DANGEROUS_ENV or upper.startswith(_DANGEROUS_PREFIXES)
+
+
+def warn_dangerous_env_names(names: Iterable[str], owner: str) -> None:
+    """Log the ``env_allowlist`` names that steer code loading (their values come from the host)."""
+    risky = sorted(
+        n for n in names if isinstance(n, str) and n not in DEFAULT_ENV_NAMES and is_dangerous_env_name(n)
+    )
+    if risky:
+        LOG.warning(
+            f"{owner}: env_allowlist passes {risky} to every command; they change which code programs "
+            "load, so remove them unless the programs need them"
+        )
 
 
 def build_env(
@@ -234,12 +261,13 @@ def run_process(
         program = sys.executable
     else:
         real_argv = list(argv)
+    token = secrets.token_hex(16)
     start = time.monotonic()
     proc = subprocess.Popen(
         real_argv,
         executable=program,
         cwd=cwd,
-        env=dict(env),
+        env={**env, RUN_MARKER: token},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -248,11 +276,11 @@ def run_process(
     )
     out, err = CappedBuffer(max_output_bytes), CappedBuffer(max_output_bytes)
     try:
-        timed_out = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + timeout)
+        timed_out = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + timeout, token)
     finally:
         # Kill the group while the leader is (at worst) an unreaped zombie, so its id still names
         # this group: this removes background children on every path, including exceptions.
-        _kill_group(proc.pid)
+        _kill_run(proc.pid, token)
         proc.wait()
         _await_group_exit(proc.pid, _DRAIN_AFTER_KILL)
         for pipe in (proc.stdout, proc.stderr):
@@ -270,7 +298,7 @@ def run_process(
     )
 
 
-def _pump(proc: subprocess.Popen[bytes], buffers: dict, deadline: float) -> bool:
+def _pump(proc: subprocess.Popen[bytes], buffers: dict, deadline: float, token: str) -> bool:
     """Read both pipes until the leader has exited and the pipes are drained, or the deadline.
 
     Returns True when the deadline was hit (the group is then already killed).
@@ -290,13 +318,13 @@ def _pump(proc: subprocess.Popen[bytes], buffers: dict, deadline: float) -> bool
                     break  # Someone outside the group still holds a pipe; stop waiting for it.
             elif now >= deadline:
                 timed_out = True
-                _kill_group(proc.pid)
+                _kill_run(proc.pid, token)
                 kill_deadline = now + _DRAIN_AFTER_KILL
             elif exited_at is None and _leader_exited(proc.pid):
                 exited_at = now
             elif exited_at is not None and now - exited_at >= _EXIT_GRACE:
                 # The leader is gone but a background child keeps the pipes open: end it.
-                _kill_group(proc.pid)
+                _kill_run(proc.pid, token)
                 kill_deadline = now + _DRAIN_AFTER_KILL
             wait = min(0.05, max(deadline - now, 0.0)) if kill_deadline is None else 0.05
             for key, _ in selector.select(timeout=wait):
@@ -366,3 +394,49 @@ def _live_members(pgid: int) -> bool:
 def _kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+def _kill_run(pgid: int, token: str) -> None:
+    """SIGKILL the run's process group and every process that carries its marker."""
+    _kill_group(pgid)
+    kill_marked(token)
+
+
+def kill_marked(token: str) -> int:
+    """SIGKILL every process whose environment holds ``RUN_MARKER=token``; returns how many."""
+    needle = f"{RUN_MARKER}={token}".encode()
+    killed = 0
+    for _ in range(_MARKER_ROUNDS):
+        try:
+            pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+        except OSError:
+            return killed  # No /proc: nothing more can be done here.
+        found = 0
+        for pid in pids:
+            if pid != os.getpid() and _signal_if_marked(pid, needle):
+                found += 1
+        killed += found
+        if not found:
+            break
+    return killed
+
+
+def _signal_if_marked(pid: int, needle: bytes) -> bool:
+    handle: int | None = None
+    try:
+        # A pidfd pins the process: if the pid is recycled meanwhile, the kill fails instead of
+        # hitting a stranger.
+        handle = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            marked = needle in fh.read().split(b"\0")
+        if marked:
+            if handle is not None:
+                signal.pidfd_send_signal(handle, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+        return marked
+    except OSError:  # Gone, a zombie, or another user's process.
+        return False
+    finally:
+        if handle is not None:
+            os.close(handle)

@@ -12,14 +12,28 @@ Config keys (defaults in brackets):
 - ``allowed_commands`` [[] = any program]: programs the model may run. An entry is a name
   (``"ls"``), an absolute path (``"/usr/bin/git"``) or a name with leading arguments
   (``"git status"``: only ``git status ...``). Do not list launchers (``sh``, ``bash``, ``env``,
-  ``xargs``, ``python``, ``find``...): they run anything they are given.
+  ``xargs``, ``python``, ``find``...): they run anything they are given. Many ordinary tools are
+  launchers through an option, and the allowlist checks only the program, never its arguments:
+  ``find -exec``, ``awk 'BEGIN{system(...)}'``, ``sed 'e ...'``, ``tar --to-command``,
+  ``rsync -e``, ``zip -TT``, ``less``/``man``/``vi`` (``!cmd``), ``make``, ``timeout``/``nice``/
+  ``nohup``/``setsid``/``stdbuf``, and ``git`` (``-c core.pager=...``, aliases, and hooks or
+  ``core.fsmonitor`` in a ``.git/config`` the model can WRITE with ovos-filesystem-tools, so even
+  ``"git status"`` runs arbitrary code in a writable root). The toolbox warns about the best
+  known of them; pin such programs with leading arguments or leave them out.
+- Arguments are not confined: ``root_path`` confines the working folder only, so an allowed
+  ``cat`` reads ``/etc/passwd`` or ``~/.ssh/id_rsa`` like any other file the user can read. Run
+  the assistant as a user that may read only what the model may see.
 - ``allow_shell_syntax`` [false]: run the line with ``/bin/sh -c`` so pipes and ``&&`` work. A
   shell line can start any program, so this cannot be combined with ``allowed_commands``: the
   toolbox refuses to start with both (a ``ValueError`` naming the keys).
 - ``root_path`` [the process working directory]: ``cwd`` must resolve inside it.
 - ``max_timeout`` [120]: cap in seconds on the model's ``timeout`` (default 30).
 - ``env_allowlist`` [[]]: extra environment variable names passed through, on top of PATH, HOME,
-  LANG, LANGUAGE, LC_*, TZ, TERM, TMPDIR and USER. Everything else (API keys!) is dropped.
+  LANG, LANGUAGE, LC_*, TZ, TERM, TMPDIR and USER. Everything else (API keys!) is dropped. The
+  values come from the assistant's own environment, never from the model; names that steer code
+  loading (``LD_PRELOAD``, ``PYTHONPATH``...) are passed as configured but logged as a warning.
+- Processes that leave the command's process group with ``setsid()`` are found and killed by a
+  marker in their environment (see ``_process``); one that also replaces its environment escapes.
 - ``max_output_bytes`` [32768]: per stream; the head and tail are kept, the full size reported.
 - ``max_memory_mb`` [2048] / ``max_file_size_mb`` [256] / ``max_processes`` [null]: RLIMIT_AS,
   RLIMIT_FSIZE and RLIMIT_NPROC for the command (null or 0: not limited).
@@ -36,14 +50,28 @@ from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, 
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
-from toolboxes._process import Limits, ToolCallError, build_env, resolve_executable, run_process
+from toolboxes._process import (
+    Limits,
+    ToolCallError,
+    build_env,
+    resolve_executable,
+    run_process,
+    warn_dangerous_env_names,
+)
 
 __all__ = ["RunCommandArgs", "RunCommandOutput", "ShellToolBox"]
 
 TOOLBOX_ID = "ovos-shell-tools"
+# Programs that run other programs (directly or through an option); listing one is warned about.
 _LAUNCHERS = frozenset(
-    {"sh", "bash", "dash", "zsh", "env", "xargs", "python", "python3", "perl", "find", "sudo"}
-)
+    {
+        "sh", "bash", "dash", "zsh", "ksh", "fish", "busybox", "env", "xargs", "parallel", "python",
+        "python3", "perl", "ruby", "node", "php", "lua", "find", "sudo", "doas", "su", "awk", "gawk",
+        "mawk", "sed", "tar", "rsync", "ssh", "zip", "git", "make", "less", "more", "man", "vi", "vim",
+        "nvim", "emacs", "timeout", "nice", "nohup", "setsid", "stdbuf", "strace", "gdb", "watch",
+        "flock", "script", "expect", "pip", "npm", "npx",
+    }
+)  # fmt: skip
 
 
 class RunCommandArgs(ToolArguments):
@@ -109,13 +137,15 @@ class ShellSettings:
             )
         path = build_env().get("PATH", os.defpath)
         allowed = tuple(_parse_allowed(e, path, root) for e in raw_allowed)
+        env_names = tuple(config.get("env_allowlist") or ())
+        warn_dangerous_env_names(env_names, TOOLBOX_ID)
         return cls(
             enabled=bool(config.get("allow_shell", False)),
             shell_syntax=shell_syntax,
             allowed=allowed,
             root=root,
             max_timeout=max(1, int(config.get("max_timeout", 120))),
-            env_names=tuple(config.get("env_allowlist") or ()),
+            env_names=env_names,
             max_output_bytes=max(256, int(config.get("max_output_bytes", 32768))),
             limits=Limits(
                 address_space_mb=config.get("max_memory_mb", 2048),

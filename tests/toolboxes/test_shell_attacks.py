@@ -133,3 +133,69 @@ def test_memory_limit_stops_a_hog(tmp_path: Path) -> None:
     )
     assert out.returncode != 0
     assert "MemoryError" in out.stderr
+
+
+# --- found in the adversarial audit ----------------------------------------------------------
+
+ESCAPE_BY_SETSID = (
+    "import os, sys, time\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    print(os.getpid(), flush=True)\n"
+    "    os.close(1); os.close(2)\n"
+    "    time.sleep(100)\n"
+)
+
+
+def wait_dead(pid: int, seconds: float = 2.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("timeout", [20, 1])
+def test_setsid_escapee_is_killed_by_its_marker(tmp_path: Path, timeout: int) -> None:
+    # A descendant that calls setsid() leaves the process group the runner kills, and used to
+    # live on after the call (a daemon started by the model). It still carries the run's marker.
+    script = tmp_path / "escape.py"
+    script.write_text(ESCAPE_BY_SETSID + ("time.sleep(100)\n" if timeout == 1 else ""))
+    python = os.path.realpath("/usr/bin/python3")
+    out = make_shell(tmp_path).call_tool(
+        "run_command", {"command": f"{python} escape.py", "timeout": timeout}
+    )
+    escapee = int(out.stdout.split()[0])
+    try:
+        assert wait_dead(escapee), "the setsid() child outlived the call"
+    finally:
+        if pid_alive(escapee):
+            os.kill(escapee, 9)
+
+
+def test_setsid_program_does_not_outlive_the_call(tmp_path: Path) -> None:
+    marker = f"sleep-{os.getpid()}-{time.monotonic_ns()}"
+    (tmp_path / marker).symlink_to(os.path.realpath("/bin/sleep"))
+    make_shell(tmp_path).call_tool("run_command", {"command": f"setsid ./{marker} 100", "timeout": 5})
+    survivors = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline and pid_alive(int(entry)):
+                survivors.append(int(entry))
+    for pid in survivors:
+        if not wait_dead(pid):
+            os.kill(pid, 9)
+            pytest.fail(f"setsid {marker} survived the call")
+
+
+def test_risky_config_is_warned_about(tmp_path: Path, ovos_log) -> None:
+    # Accepted by design (operator config, values from the host), but never silently.
+    make_shell(tmp_path, env_allowlist=["LD_PRELOAD", "LANG"], allowed_commands=["git status"])
+    warnings = " ".join(ovos_log.at("warning"))
+    assert "LD_PRELOAD" in warnings and "LANG'" not in warnings
+    assert "'git'" in warnings

@@ -44,7 +44,7 @@ from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
 from toolboxes._paths import Sandbox, open_regular_file
-from toolboxes._process import Limits, ToolCallError
+from toolboxes._process import Limits, ToolCallError, warn_dangerous_env_names
 from toolboxes.skill_md.discovery import SkillCatalog, SkillRoot, entry_point_roots, user_skills_dir
 from toolboxes.skill_md.parser import Skill
 from toolboxes.skill_md.scripts import ScriptSettings, SkillScriptOutput, args_model, run_script
@@ -294,6 +294,7 @@ def _script_settings(cfg: dict[str, Any]) -> ScriptSettings:
         root = os.path.realpath(os.path.expanduser(str(root)))
         if not os.path.isdir(root):
             raise ValueError(f"{TOOLBOX_ID}: root_path {root!r} is not an existing folder")
+    warn_dangerous_env_names(_as_list(cfg.get("env_allowlist")), TOOLBOX_ID)
     return ScriptSettings(
         root_path=root or None,
         default_timeout=float(cfg.get("default_timeout", 60)),
