@@ -76,7 +76,12 @@ def solve(equation: str) -> Solution:
     variable = unknowns[0]
     poly = _to_poly(tree, variable, Evaluator())
     if poly is not None:
-        return _solve_polynomial(_trim(poly), variable)
+        try:
+            return _solve_polynomial(_trim(poly), variable)
+        except OverflowError:  # Exact coefficients beyond 1e308 cannot be handed to the float root finder.
+            raise MathError(
+                "the coefficients are too large (above about 1e308) to find roots; scale the equation down"
+            ) from None
     return _solve_numeric(tree, variable)
 
 

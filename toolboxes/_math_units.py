@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,10 @@ from typing import Any
 MAX_UNIT_CHARS = 60
 _UNIT_TEXT = re.compile(r"[\w\s/*^.°º²³µμ()-]+")
 _BIG_EXPONENT = re.compile(r"(\*\*|\^)\s*-?\d{2,}")
+# An exponent must be one plain number: pint evaluates 'm^9^9^9' as 9**(9**9), an integer with
+# 370 million digits (minutes of CPU and gigabytes), and 'm^(9^9)' the same way.
+_POWER = re.compile(r"\*\*|\^")
+_PLAIN_EXPONENT = re.compile(r"-?\d(?:\.\d{1,3})?(?!\d)")
 
 # Spellings pint does not know, or reads as something else (pint's 'C' is coulomb, 'F' farad,
 # 'kb' kilobarn). Keys are matched as written first, then lower-cased.
@@ -128,6 +133,8 @@ def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
             f"cannot convert {from_unit!r} to {to_unit!r}: only one of them is an amount of data"
         )
     result = float(f"{float(converted.magnitude):.12g}")  # Hide float noise: 211.99999999999991 °F.
+    if not math.isfinite(result):
+        raise ValueError(f"{value:g} {from_unit} is too large to express in {to_unit} (above about 1e308)")
     return Conversion(
         result, f"{quantity.units:~P}" or source, f"{converted.units:~P}", _dimension(ureg, source)
     )
@@ -139,7 +146,7 @@ def _unit(text: str, what: str) -> str:
         raise ValueError(
             f"{what} {text!r} is not a unit name; write units like 'km', 'mph', 'degC', 'liters'"
         )
-    if _BIG_EXPONENT.search(cleaned):
+    if _BIG_EXPONENT.search(cleaned) or not _plain_exponents(cleaned):
         raise ValueError(f"{what} {text!r} has an exponent above 9; use units such as 'm^2' or 'm^3'")
     for key in (cleaned, cleaned.lower()):
         if key in ALIASES:
@@ -147,6 +154,16 @@ def _unit(text: str, what: str) -> str:
     if cleaned.lower().startswith(("deg ", "degrees ", "degree ")):
         return cleaned.split(" ", 1)[1]
     return cleaned
+
+
+def _plain_exponents(unit: str) -> bool:
+    """Whether every '^' or '**' is followed by one small number, and not by another power."""
+    compact = "".join(unit.split())
+    for power in _POWER.finditer(compact):
+        exponent = _PLAIN_EXPONENT.match(compact, power.end())
+        if exponent is None or _POWER.match(compact, exponent.end()):
+            return False
+    return True
 
 
 def _undefined(unit: str) -> bool:

@@ -263,9 +263,16 @@ class ClockToolBox(ToolBox):
         source_zone = self._zone(args.from_timezone)
         target_zone = resolve_zone(args.to_timezone)
         source, note = self._parse_time(args.time, source_zone)
-        return ConvertTimezoneOutput(
-            source=DateTimeInfo.of(source), result=DateTimeInfo.of(source.astimezone(target_zone)), note=note
-        )
+        try:
+            return ConvertTimezoneOutput(
+                source=DateTimeInfo.of(source),
+                result=DateTimeInfo.of(source.astimezone(target_zone)),
+                note=note,
+            )
+        except OverflowError:  # 9999-12-31 23:59 at UTC-14 is in the year 10000 in UTC.
+            raise ValueError(
+                "the converted time falls outside the years 1 to 9999; use a nearer date"
+            ) from None
 
     def days_between(self, args: DaysBetweenArgs) -> DaysBetweenOutput:
         start, end = self._date(args.start_date), self._date(args.end_date)
@@ -341,8 +348,12 @@ class ClockToolBox(ToolBox):
         if moment.tzinfo is not None:
             return moment, "the time carried its own UTC offset, which was used instead of from_timezone"
         local = moment.replace(tzinfo=zone)
+        try:
+            round_trip = local.astimezone(timezone.utc).astimezone(zone).replace(tzinfo=None)
+        except OverflowError:
+            raise ValueError("the time falls outside the years 1 to 9999 in UTC; use a nearer date") from None
         # A wall time in a DST gap does not survive a round trip through UTC.
-        if local.astimezone(timezone.utc).astimezone(zone).replace(tzinfo=None) != moment:
+        if round_trip != moment:
             return local, f"{cleaned} does not exist in {zone_name(local)} (the clocks jump forward then)"
         return local, ""
 

@@ -91,7 +91,11 @@ class StatisticsSummaryArgs(ToolArguments):
     def _split_text(cls, value: Any) -> Any:
         # Small models often send the list as one string.
         if isinstance(value, str):
-            return [part for part in re.split(r"[\s,;]+", value.strip(" []")) if part]
+            value = [part for part in re.split(r"[\s,;]+", value.strip(" []")) if part]
+        # Cut before each item is parsed, so a million numbers cost no parsing; one extra item
+        # is kept for statistics_summary to refuse the call with its own message.
+        if isinstance(value, list) and len(value) > MAX_NUMBERS:
+            return value[: MAX_NUMBERS + 1]
         return value
 
 
@@ -191,27 +195,35 @@ class MathToolBox(ToolBox):
         if not numbers:
             raise ValueError("numbers is empty; give at least one number, such as [2, 4, 4, 5]")
         if len(numbers) > MAX_NUMBERS:
-            raise ValueError(f"at most {MAX_NUMBERS} numbers are supported, got {len(numbers)}")
+            raise ValueError(f"at most {MAX_NUMBERS} numbers are supported; summarise fewer at a time")
         if not all(math.isfinite(n) for n in numbers):
             raise ValueError("numbers must be finite (no inf or nan)")
-        # Exact fractions of the decimals given, so the mean of 0.1 and 0.2 is 0.15, not 0.15000000000000002.
-        exact = [Fraction(repr(n)) for n in numbers]
-        modes = statistics.multimode(numbers)
-        sample = statistics.variance(exact) if len(exact) > 1 else None
-        population = statistics.pvariance(exact)
-        return StatisticsSummaryOutput(
-            count=len(numbers),
-            sum=_tidy(sum(exact)),
-            mean=_tidy(statistics.mean(exact)),
-            median=_tidy(statistics.median(exact)),
-            modes=[] if len(modes) == len(set(numbers)) and len(numbers) > 1 else sorted(modes),
-            min=min(numbers),
-            max=max(numbers),
-            stdev=None if sample is None else _tidy(math.sqrt(sample)),
-            variance=None if sample is None else _tidy(sample),
-            population_stdev=_tidy(math.sqrt(population)),
-            population_variance=_tidy(population),
-        )
+        try:
+            return _summary(numbers)
+        except OverflowError:  # The variance of [1e308, -1e308] does not fit in a float.
+            raise MathError("a result is too large (above about 1e308); scale the numbers down") from None
+
+
+def _summary(numbers: list[float]) -> StatisticsSummaryOutput:
+    """The summary of finite numbers, computed on exact fractions."""
+    # Exact fractions of the decimals given, so the mean of 0.1 and 0.2 is 0.15, not 0.15000000000000002.
+    exact = [Fraction(repr(n)) for n in numbers]
+    modes = statistics.multimode(numbers)
+    sample = statistics.variance(exact) if len(exact) > 1 else None
+    population = statistics.pvariance(exact)
+    return StatisticsSummaryOutput(
+        count=len(numbers),
+        sum=_tidy(sum(exact)),
+        mean=_tidy(statistics.mean(exact)),
+        median=_tidy(statistics.median(exact)),
+        modes=[] if len(modes) == len(set(numbers)) and len(numbers) > 1 else sorted(modes),
+        min=min(numbers),
+        max=max(numbers),
+        stdev=None if sample is None else _tidy(math.sqrt(sample)),
+        variance=None if sample is None else _tidy(sample),
+        population_stdev=_tidy(math.sqrt(population)),
+        population_variance=_tidy(population),
+    )
 
 
 def _tidy(value: Fraction | float | int) -> float:

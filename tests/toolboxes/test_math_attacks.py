@@ -125,3 +125,29 @@ def test_hostile_units_are_refused(tb: ToolBox) -> None:
 def test_statistics_bounds(tb: ToolBox) -> None:
     assert "at most 10000" in refused(tb, "statistics_summary", numbers=[1.0] * 10001)
     assert "finite" in refused(tb, "statistics_summary", numbers=[1.0, float("inf")])
+
+
+# --- found in the adversarial audit ----------------------------------------------------------
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("unit", ["m^9^9^9", "m**9**9", "m^(9^9^9)", "m ^ 9 ^ 9", "m^2^0.5^9"])
+def test_chained_unit_exponents_are_refused(tb: ToolBox, unit: str) -> None:
+    # pint evaluates 'm^9^9^9' as 9**(9**9): an integer of 370 million digits, minutes of CPU.
+    assert "exponent" in refused(tb, "unit_convert", value=1, from_unit=unit, to_unit="m")
+
+
+@pytest.mark.parametrize(("unit", "target"), [("m^2", "km^2"), ("m**3", "liter"), ("(m/s)^2", "km^2/h^2")])
+def test_plain_unit_exponents_still_work(tb: ToolBox, unit: str, target: str) -> None:
+    assert tb.call_tool("unit_convert", {"value": 1, "from_unit": unit, "to_unit": target}).result > 0
+
+
+def test_results_beyond_floats_are_clear_refusals(tb: ToolBox) -> None:
+    # These used to end in inf (sent to the model as null) or in a bare OverflowError.
+    assert "too large" in refused(tb, "unit_convert", value=1e308, from_unit="km", to_unit="nm")
+    assert "too large" in refused(tb, "statistics_summary", numbers=[1e308, -1e308])
+    assert "too large" in refused(tb, "solve_equation", equation="(x + 2^800)^12 = 0")
+
+
+def test_a_million_numbers_are_refused_before_parsing(tb: ToolBox) -> None:
+    assert "at most 10000" in refused(tb, "statistics_summary", numbers=", ".join(["1.5"] * 1_000_000))
