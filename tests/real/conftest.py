@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from ovos_agentic_loop.local.model import ensure_model
-from ovos_agentic_loop.local.server import ServerInfo, find_server_binary, start_server, stop_server
+from ovos_agentic_loop.local.server import ServerInfo, find_server_binary, log_file, start_server, stop_server
 from ovos_agentic_loop.local.template import TemplateMode, ensure_templates
 
 _HERE = Path(__file__).parent
@@ -57,6 +57,7 @@ class RealServers:
     def stop(self) -> None:
         if self.current is not None:
             stop_server(self.current.port, grace=20)
+            log_file(self.current.port).unlink(missing_ok=True)  # one log per random port would pile up
             self.current = None
 
 
