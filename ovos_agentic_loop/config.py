@@ -72,6 +72,12 @@ class LoopConfig(BaseModel):
     max_parallel_tools: int = Field(
         default=8, ge=1, le=64, description="Tool calls of one reply that run at the same time."
     )
+    warm_up: bool = Field(
+        default=False,
+        description="At construction, load the brain in the background and send it the system prompt and "
+        "tool list once, so a local server has them in its prompt cache before the first question "
+        "(on a CPU the tool list alone can take tens of seconds to read). Default: false.",
+    )
     max_corrections: int = Field(
         default=1, ge=0, le=5, description="Corrective messages sent back for replies that cannot be parsed."
     )

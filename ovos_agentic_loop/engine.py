@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
-from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine
+from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
 from ovos_utils.log import LOG
 
 from ovos_agentic_loop.brain_call import BrainHandle
@@ -28,6 +29,8 @@ from ovos_agentic_loop.toolset import PersonaTools, ToolSet
 from ovos_agentic_loop.turn import Turn, TurnSetup
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
+
+WARM_UP_MESSAGE = "Reply with the single word OK."
 
 
 class AgentLoopEngine(ChatEngine):
@@ -71,6 +74,9 @@ class AgentLoopEngine(ChatEngine):
                 self.settings.toolboxes, sections, bus=bus, engine_name=self.engine_name
             )
         self._tools = PersonaTools(list(toolboxes), engine_name=self.engine_name)
+        self.warmed_up = threading.Event()
+        if self.settings.warm_up:
+            shared_pool().submit(self._warm_up)
 
     # -- wiring (compatible with upstream ovos-agentic-loop) -------------------------
     @property
@@ -177,6 +183,21 @@ class AgentLoopEngine(ChatEngine):
         yield from splitter.flush()
 
     # -- internals ------------------------------------------------------------------
+    def _warm_up(self) -> None:
+        """Prime the brain: one short call with this persona's system prompt and tool list."""
+        started = time.monotonic()
+        try:
+            turn = self._new_turn(
+                [AgentMessage(MessageRole.USER, WARM_UP_MESSAGE)], "warm-up", None, None, None
+            )
+            turn.warm_up()
+        except Exception as exc:  # noqa: BLE001 - reported; the first real turn will meet (and raise) it again
+            LOG.warning(f"{self.engine_name}: warm-up failed ({type(exc).__name__}: {exc})")
+        else:
+            LOG.info(f"{self.engine_name}: warmed up in {time.monotonic() - started:.1f} s")
+        finally:
+            self.warmed_up.set()
+
     def _new_turn(
         self, messages: list[AgentMessage], session_id: str, lang: str | None, units: str | None, tools: Any
     ) -> Turn:

@@ -117,19 +117,32 @@ class Turn:
                 "time_budget",
             )
 
+    def warm_up(self) -> None:
+        """One model call with this turn's system prompt and tools; the reply is ignored, no tool runs."""
+        text_mode = self.setup.text_mode
+        for _ in call_brain(
+            self.setup.brain,
+            self._brain_messages(),
+            deadline=self.deadline,
+            stream=False,
+            tools=None if text_mode else self.setup.toolset.specs or None,
+            stop=STOP_SEQUENCES if text_mode else None,
+            session_id=self.session_id,
+            lang=None,
+            units=None,
+        ):
+            pass
+
     def _ask(self, *, stream: bool, with_tools: bool) -> Generator[str, None, AgentMessage]:
         """One model call; while streaming, the final-answer part of the reply is yielded."""
         text_mode = self.setup.text_mode
         specs = self.setup.toolset.specs if with_tools and not text_mode else None
-        messages = self._rendered() if text_mode else list(self.transcript)
-        if not self.setup.brain.keeps_system:
-            messages = _fold_system(messages)
         started = time.monotonic()
         gate = FinalAnswerGate()
         reply: AgentMessage | None = None
         for item in call_brain(
             self.setup.brain,
-            messages,
+            self._brain_messages(),
             deadline=self.deadline,
             stream=stream,
             tools=specs,
@@ -296,6 +309,11 @@ class Turn:
             parts.append(text_tool_prompt(toolset.specs) if self.setup.text_mode else NATIVE_GUIDANCE)
         rest = [m for m in messages if m.role != MessageRole.SYSTEM]
         return ([AgentMessage(MessageRole.SYSTEM, "\n\n".join(parts))] if parts else []) + rest
+
+    def _brain_messages(self) -> list[AgentMessage]:
+        """The transcript as this brain takes it: text-protocol form and/or system folded in."""
+        messages = self._rendered() if self.setup.text_mode else list(self.transcript)
+        return messages if self.setup.brain.keeps_system else _fold_system(messages)
 
     def _rendered(self) -> list[AgentMessage]:
         """The transcript in text-protocol form, for a brain without native tool calling."""

@@ -99,3 +99,24 @@ def test_caller_history_with_tool_results_continues(demo_tools: DemoToolBox) -> 
         AgentMessage(MessageRole.TOOL, '{"sky": "sunny"}', tool_call_id="x", name="get_weather"),
     ]
     assert engine.continue_chat(history).content == "The weather is sunny."
+
+
+def test_warm_up_sends_the_system_prompt_and_tools_once_in_the_background(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain(["OK", "hello"])
+    engine = engine_with(brain, [demo_tools], warm_up=True, system_prompt="You are Ada.")
+    assert engine.warmed_up.wait(5)
+    warm = brain.calls[0]
+    assert warm.session_id == "warm-up"
+    assert warm.tool_names == ["add", "sleep", "fail", "bad_output"]
+    assert warm.messages[0].content.startswith("You are Ada.")
+    assert demo_tools.calls == []
+    # the real turn starts with the same prefix (what a server's prompt cache reuses)
+    assert engine.continue_chat(user("hi")).content == "hello"
+    assert brain.calls[1].messages[0] == warm.messages[0] and brain.calls[1].tools == warm.tools
+
+
+def test_warm_up_failure_is_a_warning_not_a_crash(demo_tools: DemoToolBox, ovos_log) -> None:
+    brain = ScriptedBrain([ConnectionError("refused")])
+    engine = engine_with(brain, [demo_tools], warm_up=True)
+    assert engine.warmed_up.wait(5)
+    assert any("warm-up failed" in w and "refused" in w for w in ovos_log.at("warning"))
