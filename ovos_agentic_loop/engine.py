@@ -135,6 +135,7 @@ class AgentLoopEngine(ChatEngine):
         those ``tool_calls`` for the caller to run; send the TOOL results back in the
         next call to continue.
         """
+        self._await_warm_up()
         turn = self._new_turn(messages, session_id, lang, units, tools)
         run = turn.run(stream=False)
         while True:
@@ -152,6 +153,7 @@ class AgentLoopEngine(ChatEngine):
         tools: Any = None,
     ) -> Iterator[str]:
         """The final answer's text as the model writes it (tool steps run silently first)."""
+        self._await_warm_up()
         turn = self._new_turn(messages, session_id, lang, units, tools)
         run = turn.run(stream=True)
         spoken = False
@@ -183,6 +185,12 @@ class AgentLoopEngine(ChatEngine):
         yield from splitter.flush()
 
     # -- internals ------------------------------------------------------------------
+    def _await_warm_up(self) -> None:
+        # A turn that starts during the warm-up waits for it: the warm-up is reading the very prefix
+        # the turn needs, and a second request in parallel would only halve a CPU server's speed.
+        if self.settings.warm_up and not self.warmed_up.is_set():
+            self.warmed_up.wait(self.settings.time_budget)
+
     def _warm_up(self) -> None:
         """Prime the brain: one short call with this persona's system prompt and tool list."""
         started = time.monotonic()
