@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -38,8 +41,8 @@ def server() -> Iterator[FakeOpenAIServer]:
         yield fake
 
 
-def brain_for(server: FakeOpenAIServer, **config: Any) -> OpenAIBrain:
-    return OpenAIBrain({"api_url": server.url, "retry_backoff": 0.01, **config})
+def brain_for(server: FakeOpenAIServer, warm_up: bool = True, **config: Any) -> OpenAIBrain:
+    return OpenAIBrain({"api_url": server.url, "retry_backoff": 0.01, **config}, warm_up=warm_up)
 
 
 def user(text: str) -> AgentMessage:
@@ -74,6 +77,75 @@ def test_bad_config_is_a_clear_error(config: dict[str, Any], key: str) -> None:
 
 def test_entry_point_loads_the_brain() -> None:
     assert load_chat_plugin("ovos-openai-brain") is OpenAIBrain
+
+
+# -- cold start and per-request cost ---------------------------------------------
+def test_importing_the_brain_loads_no_sdk() -> None:
+    # OPM imports every chat plugin to list them: ``import openai`` alone costs ~0.5 s.
+    code = (
+        "import sys, ovos_agentic_loop.brain\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'tenacity', 'httpx2'})\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_construction_warms_up_one_client_in_the_background(server: FakeOpenAIServer) -> None:
+    brain = brain_for(server)
+    assert brain._warm_up is not None and brain._warm_up.daemon
+    brain._warm_up.join(30)
+    warmed = brain._client
+    assert warmed is not None
+    server.replies.append(completion("ok"))
+    assert brain.continue_chat([user("hi")]).content == "ok"
+    assert brain.client is warmed
+
+
+def test_concurrent_first_requests_build_one_client(server: FakeOpenAIServer) -> None:
+    brain = brain_for(server, warm_up=False)
+    assert brain._warm_up is None and brain._client is None
+    seen: list[Any] = []
+    threads = [threading.Thread(target=lambda: seen.append(brain.client)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(seen) == 8 and all(client is seen[0] for client in seen)
+
+
+def test_first_request_without_warm_up_builds_the_client(server: FakeOpenAIServer) -> None:
+    server.replies.append(completion("ok"))
+    assert brain_for(server, warm_up=False).continue_chat([user("hi")]).content == "ok"
+
+
+def test_requests_skip_the_sdk_param_transform_and_keep_the_key(
+    server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``chat.completions.create`` deep-walks the whole history on every call; the body
+    # is JSON-ready already, so requests go through ``client.post`` as is.
+    import httpx2
+
+    headers: list[Any] = []
+    http_client = httpx2.Client(event_hooks={"request": [lambda request: headers.append(request.headers)]})
+    brain = OpenAIBrain({"api_url": server.url, "key": "sk-secret"}, http_client=http_client)
+
+    def no_create(**_: Any) -> Any:
+        raise AssertionError("chat.completions.create transforms every message on every call")
+
+    monkeypatch.setattr(brain.client.chat.completions, "create", no_create)
+    server.replies += [completion("one"), Stream([chunk("two"), chunk(finish="stop")])]
+    assert brain.continue_chat([user("hi")]).content == "one"
+    assert list(brain.stream_tokens([user("hi")])) == ["two"]
+    assert [h["authorization"] for h in headers] == ["Bearer sk-secret"] * 2
+    assert [h["content-type"] for h in headers] == ["application/json"] * 2
+
+
+def test_extra_body_wins_over_defaults(server: FakeOpenAIServer) -> None:
+    server.replies.append(completion("ok"))
+    brain_for(server, extra_body={"max_tokens": 7, "cache_prompt": True}).continue_chat([user("hi")])
+    sent = server.requests[0]
+    assert (sent["max_tokens"], sent["cache_prompt"]) == (7, True)
+    assert "extra_body" not in sent
 
 
 # -- mapping both ways ---------------------------------------------------------

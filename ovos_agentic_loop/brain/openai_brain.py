@@ -3,32 +3,38 @@
 All retrying happens here, with tenacity (the SDK's own retries are switched off
 so there is one policy in one place), and every SDK error is translated into an
 ``ovos_agentic_loop.errors`` exception at this edge.
+
+Cold start: OPM imports every chat plugin to list them, and ``import openai`` alone
+costs about half a second, so neither this module nor the class imports ``openai`` or
+``tenacity``. Constructing a brain starts a daemon thread that imports them and builds
+the client; the first request waits for that warm-up (one client, behind a lock).
+
+Per request: the body is already JSON-ready, so it goes out through the client's
+``post`` and skips ``chat.completions.create``'s parameter transform, which re-walks
+the whole history on every call (most of the client-side CPU of a long agent run).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import openai
-from openai import OpenAI
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ChatEngine
-from tenacity import (
-    RetryCallState,
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-    stop_after_delay,
-    wait_exponential,
-)
 
 from ovos_agentic_loop.brain.config import BrainConfig
 from ovos_agentic_loop.brain.wire import ToolCallAccumulator, to_wire, tool_call_from_wire
 from ovos_agentic_loop.errors import BrainError, BrainRequestError, BrainUnavailable
 from ovos_agentic_loop.messages import AgentMessage, BrainReply, MessageRole
 from ovos_agentic_loop.sentences import stream_sentences
+
+if TYPE_CHECKING:  # the runtime imports are deferred: see the module docstring
+    import openai
+    from openai import OpenAI, RequestOptions, Stream
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    from tenacity import RetryCallState
 
 __all__ = ["OpenAIBrain"]
 
@@ -38,12 +44,20 @@ T = TypeVar("T")
 _START_HINT = (
     "start the local one with `ovos-agentic-loop server start`, or set `api_url` to a running server"
 )
+_PATH = "/chat/completions"
 
 
 def _retryable(exc: BaseException) -> bool:
+    import openai
+
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
     return isinstance(exc, openai.APIStatusError) and (exc.status_code == 429 or exc.status_code >= 500)
+
+
+def _request_options() -> RequestOptions:
+    # What ``chat.completions.create`` sends besides the body: the API key as a bearer token.
+    return {"security": {"bearer_auth": True}}
 
 
 class OpenAIBrain(ChatEngine):
@@ -51,24 +65,64 @@ class OpenAIBrain(ChatEngine):
 
     Config keys and defaults: see :class:`~ovos_agentic_loop.brain.config.BrainConfig`.
     ``http_client`` (an ``httpx2.Client``) is for tests and custom transports.
+    ``warm_up=False`` skips the background import + client build (then the first request does it).
     """
 
     supports_tools = True
 
-    def __init__(self, config: dict[str, Any] | None = None, *, http_client: Any = None) -> None:
+    def __init__(
+        self, config: dict[str, Any] | None = None, *, http_client: Any = None, warm_up: bool = True
+    ) -> None:
         super().__init__(config=config or {})
         self.settings = BrainConfig.parse(self.config)
+        self._http_client = http_client
+        self._client: OpenAI | None = None
+        self._client_lock = threading.Lock()
+        self._warm_up: threading.Thread | None = None
+        if warm_up:
+            self._warm_up = threading.Thread(target=self._warm, name="openai-brain-warm-up", daemon=True)
+            self._warm_up.start()
+
+    # -- the lazily built client ------------------------------------------------
+    @property
+    def client(self) -> OpenAI:
+        """The ``openai.OpenAI`` client, built once (waits for a warm-up in progress)."""
+        client = self._client
+        if client is None:
+            with self._client_lock:
+                if self._client is None:
+                    self._client = self._new_client()
+                client = self._client
+        return client
+
+    def _new_client(self) -> OpenAI:
+        # Under the lock, so one thread does every deferred import. The top-level package
+        # goes first: importing an ``openai`` submodule while another thread is inside
+        # ``import openai`` can trip Python's import deadlock detection (openai's modules
+        # import each other) and fail with a partially initialised module.
+        import openai
+        import tenacity  # noqa: F401  (every request needs it)
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: F401
+
         s = self.settings
         timeout = openai.Timeout(s.timeout, connect=min(s.connect_timeout, s.timeout))
         # max_retries=0: tenacity below owns the retry policy.
-        self.client = OpenAI(
-            base_url=s.api_url, api_key=s.key, timeout=timeout, max_retries=0, http_client=http_client
+        return openai.OpenAI(
+            base_url=s.api_url, api_key=s.key, timeout=timeout, max_retries=0, http_client=self._http_client
         )
+
+    def _warm(self) -> None:
+        """Background: pay the imports and the client build before the first question."""
+        try:
+            _ = self.client
+        except Exception:  # the first request tries again and reports the error there
+            LOG.debug("OpenAIBrain warm-up failed", exc_info=True)
 
     # -- requests -------------------------------------------------------------
     def _request(
         self, messages: list[AgentMessage], tools: Any, stop: list[str] | None, stream: bool
     ) -> dict[str, Any]:
+        """The JSON body, sent as is (no SDK transform): everything in it must be JSON-ready."""
         s = self.settings
         body: dict[str, Any] = {
             "model": s.model,
@@ -87,11 +141,39 @@ class OpenAIBrain(ChatEngine):
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
         if s.extra_body:
-            body["extra_body"] = dict(s.extra_body)
+            body.update(s.extra_body)  # extra wins, as with the SDK's own ``extra_body``
         return body
 
-    def _call(self, fn: Callable[[], T]) -> T:
+    def _complete(self, client: OpenAI, body: dict[str, Any]) -> ChatCompletion:
+        from openai.types.chat import ChatCompletion
+
+        return client.post(_PATH, body=body, cast_to=ChatCompletion, options=_request_options())
+
+    def _open_stream(self, client: OpenAI, body: dict[str, Any]) -> Stream[ChatCompletionChunk]:
+        from openai import Stream
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        return client.post(
+            _PATH,
+            body=body,
+            cast_to=ChatCompletion,
+            options=_request_options(),
+            stream=True,
+            stream_cls=Stream[ChatCompletionChunk],
+        )
+
+    def _call(self, fn: Callable[[OpenAI], T]) -> T:
         """Run one request with the retry policy, translating SDK errors."""
+        client = self.client  # first: joins the warm-up; openai and tenacity are loaded after it
+        import openai
+        from tenacity import (
+            Retrying,
+            retry_if_exception,
+            stop_after_attempt,
+            stop_after_delay,
+            wait_exponential,
+        )
+
         s = self.settings
         retrying = Retrying(
             retry=retry_if_exception(_retryable),
@@ -101,7 +183,7 @@ class OpenAIBrain(ChatEngine):
             reraise=True,
         )
         try:
-            return retrying(fn)
+            return retrying(fn, client)
         except openai.OpenAIError as exc:
             raise self._translate(exc) from exc
 
@@ -111,6 +193,8 @@ class OpenAIBrain(ChatEngine):
         LOG.warning("brain request to %s failed (%s); retry %d", url, error, attempt)
 
     def _translate(self, exc: openai.OpenAIError) -> BrainError:
+        import openai
+
         url = self.settings.api_url
         if isinstance(exc, openai.APITimeoutError):
             return BrainUnavailable(
@@ -143,7 +227,7 @@ class OpenAIBrain(ChatEngine):
     ) -> BrainReply:
         """One completion; the reply carries ``tool_calls``, usage, llama-server timings, finish_reason."""
         body = self._request(messages, tools, stop, stream=False)
-        completion = self._call(lambda: self.client.chat.completions.create(**body))
+        completion = self._call(lambda client: self._complete(client, body))
         if not completion.choices:
             url = self.settings.api_url
             raise BrainError(f"The server at {url} returned no choices", url=url)
@@ -172,7 +256,9 @@ class OpenAIBrain(ChatEngine):
         Only opening the stream is retried: once text went out, a retry would repeat it.
         """
         body = self._request(messages, tools, stop, stream=True)
-        stream = self._call(lambda: self.client.chat.completions.create(**body))
+        stream = self._call(lambda client: self._open_stream(client, body))
+        import openai  # loaded by now: only for the error class below
+
         text: list[str] = []
         calls = ToolCallAccumulator()
         usage: dict[str, Any] | None = None
