@@ -101,7 +101,9 @@ class Turn:
                         return (yield from self._forced_answer("repetition", stream))
                     self._run_tools(parsed, own_calls)
                     continue
-                if parsed.problem and self.corrections < cfg.max_corrections:
+                if parsed.problem:
+                    if self.corrections >= cfg.max_corrections:  # its text is protocol: never the answer
+                        return (yield from self._forced_answer("unparsable", stream))
                     self.corrections += 1
                     self._emit("notice", message=f"unparsable reply ({parsed.problem}); asking again")
                     self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text))
@@ -234,6 +236,7 @@ class Turn:
             "max_iterations": f"You have used all {self.setup.config.max_iterations} tool steps.",
             "repetition": "You keep making the same tool call; its result will not change.",
             "empty": "Your last reply was empty.",
+            "unparsable": "Your last replies were not in the expected form.",
         }[reason]
         self._emit("notice", message=f"forcing a final answer: {reason}")
         self.transcript.append(

@@ -158,3 +158,13 @@ def test_instructions_reach_a_brain_that_drops_system_messages(demo_tools: DemoT
     assert sent[0].content.startswith("You are Ada.") and "Action Input:" in sent[0].content
     assert sent[0].content.endswith("hello")
     assert any("drops system messages" in w and "allow_system_prompts" in w for w in ovos_log.at("warning"))
+
+
+def test_a_broken_call_never_becomes_the_answer(demo_tools: DemoToolBox) -> None:
+    broken = '```json\n{"name": "add", "arguments": {"a": 1\n```'
+    brain = text_brain(broken, broken, broken)
+    engine = engine_with(brain, [demo_tools], mode="text")
+    answer = engine.continue_chat(user("1+1")).content
+    assert "sorry" in answer.lower()
+    assert_clean(answer)
+    assert '"name"' not in answer
