@@ -17,6 +17,9 @@ import matplotlib.pyplot as plt
 LABELS = {
     "floor": "floor",
     "ours": "ours",
+    "ours-same": "ours\nupstream's\n11 tools",
+    "ours-text": "ours\nmode text",
+    "ours-text-same": "ours text\n11 tools",
     "upstream-react": "upstream\nreact",
     "upstream-native": "upstream\nnative",
     "smolagents": "smolagents",
@@ -27,7 +30,7 @@ OURS, UPSTREAM, OTHER = "#2a9d4b", "#d1495b", "#7a8793"
 
 
 def color(key: str) -> str:
-    return OURS if key == "ours" else UPSTREAM if key.startswith("upstream") else OTHER
+    return OURS if key.startswith("ours") else UPSTREAM if key.startswith("upstream") else OTHER
 
 
 def bars(ax, values: dict[str, float], title: str, unit: str, fmt: str = "{:.1f}") -> None:

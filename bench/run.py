@@ -28,7 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
@@ -185,6 +185,8 @@ class Bench:
         self.tables: list[str] = []
         self.systems = [BY_KEY[k] for k in args.systems]
         self.extra_servers: list[ScriptedServer] = []
+        self.llama_url: str | None = None  # set when figure 5 runs; fig5_tasks then reuses it
+        self.llama_info: dict[str, Any] = {}
 
     def table(
         self, title: str, header: list[str], rows: list[list[str]], notes: list[str] | None = None
@@ -322,38 +324,77 @@ class Bench:
         )
 
     # Figure 3 -------------------------------------------------------------------------
+    #: Extra rows for this project, each compared with upstream on equal terms: the same tool
+    #: names as upstream (its 11 tools), and ``mode: text`` (the counterpart of upstream's
+    #: ReAct text prompt). key -> (label, engine_extra, restrict to upstream's tool names).
+    FIG3_OURS_VARIANTS: ClassVar[dict[str, tuple[str, dict[str, Any], bool]]] = {
+        "ours-same": ("ours, upstream's tools", {}, True),
+        "ours-text": ("ours, mode text", {"mode": "text"}, False),
+        "ours-text-same": ("ours, mode text, upstream's tools", {"mode": "text"}, True),
+    }
+
+    def _fig3_one(self, system: System, toolboxes: list[str], key: str, extra: dict[str, Any]):
+        model = f"f3-{key}-{len(toolboxes)}"
+        script = self.server.add(model, Script(steps=0, final="Hello.", record=True))
+        job = {
+            "kind": "prompt",
+            "base_url": self.server.base_url,
+            "model": model,
+            "tools": "none",
+            "toolboxes": toolboxes,
+            "prompt": "What is 2+2?",
+            **extra,
+        }
+        res = run_adapter(system, job)
+        if not res.get("ok") or not script.bodies:
+            return None
+        return measure_prompt(script.bodies[0], self._token_url())
+
+    def _token_url(self) -> str | None:
+        url = self.args.llama_url
+        return url if url and url != "scripted" else None
+
     def fig3_prompt(self) -> None:
         ovos_systems = [s for s in self.systems if s.ovos]
         # Upstream's skill toolbox offers no tool at all (it sets its loader after ToolBox.__init__
         # has already run discover_tools), so the four other toolboxes are compared on their own too.
         toolsets = [("all five", BUNDLED), ("four, no skills", BUNDLED[:4])]
+        labels = {s.key: s.label for s in SYSTEMS} | {k: v[0] for k, v in self.FIG3_OURS_VARIANTS.items()}
         rows, names, all_data = [], {}, {}
         for label, toolboxes in toolsets:
-            data = {}
+            data: dict[str, Any] = {}
             for system in ovos_systems:
-                model = f"f3-{system.key}-{len(toolboxes)}"
-                script = self.server.add(model, Script(steps=0, final="Hello.", record=True))
-                job = {
-                    "kind": "prompt",
-                    "base_url": self.server.base_url,
-                    "model": model,
-                    "tools": "none",
-                    "toolboxes": toolboxes,
-                    "prompt": "What is 2+2?",
-                }
-                res = run_adapter(system, job)
-                if not res.get("ok") or not script.bodies:
+                d = self._fig3_one(system, toolboxes, system.key, {})
+                if d is None:
                     rows.append([label, system.label, "failed", "", "", "", "", ""])
                     continue
-                data[system.key] = measure_prompt(script.bodies[0], self.args.llama_url)
-                names[f"{system.label}, {label}"] = ", ".join(data[system.key]["tool_names"])
+                data[system.key] = d
+            upstream_names = next(
+                (data[k]["tool_names"] for k in ("upstream-native", "upstream-react") if k in data), None
+            )
+            if "ours" in data:
+                for key, (vlabel, engine_extra, same) in self.FIG3_OURS_VARIANTS.items():
+                    if same and not upstream_names:
+                        continue
+                    extra: dict[str, Any] = {"engine_extra": engine_extra}
+                    if same:
+                        extra["only_tools"] = upstream_names
+                    d = self._fig3_one(BY_KEY["ours"], toolboxes, key, extra)
+                    if d is None:
+                        rows.append([label, vlabel, "failed", "", "", "", "", ""])
+                        continue
+                    if same and sorted(d["tool_names"]) != sorted(upstream_names or []):
+                        log(f"  ! {key}: offered {d['tool_names']}, not upstream's {upstream_names}")
+                    data[key] = d
+            for key, d in data.items():
+                names[f"{labels[key]}, {label}"] = ", ".join(d["tool_names"])
             all_data[label] = data
             up_r, up_n = data.get("upstream-react"), data.get("upstream-native")
             for key, d in data.items():
                 rows.append(
                     [
                         label,
-                        BY_KEY[key].label,
+                        labels[key],
                         str(d["n_tools"]),
                         str(d["tools_chars"]),
                         str(d["system_chars"]),
@@ -364,7 +405,12 @@ class Bench:
                 )
         self.results["fig3"] = all_data["all five"]
         self.results["fig3_four"] = all_data["four, no skills"]
-        tok = "llama-server tokenizer (chat template applied)" if self.args.llama_url else "characters / 4"
+        tok = (
+            "llama-server's tokenizer, chat template applied (the templated prompt minus the same prompt "
+            "without tools and system messages)"
+            if self._token_url()
+            else "characters / 4"
+        )
         self.table(
             "Figure 3 - prompt the tool definitions and protocol add to each request",
             [
@@ -381,6 +427,15 @@ class Bench:
             [
                 f"Tokens: {tok}. From the first request each engine sent to the scripted server "
                 "(question 'What is 2+2?', no persona prompt): tools JSON + system messages.",
+                "Same tools as upstream: 'ours, upstream's tools' is our engine built with the same "
+                "toolboxes and configuration, then each loaded toolbox's `tools` dict filtered to the "
+                "names upstream offered in the same row group (its 11: upstream has no convert_timezone, "
+                "days_between, add_to_date, get_weekday, text_stats, and its skill toolbox offers none); "
+                "the request measured is the one the engine then sends, as for a persona offering only "
+                "those tools. 'mode text' is our compact text protocol (tools described in the system "
+                "prompt, no `tools` field), the counterpart of upstream's ReAct text prompt. "
+                "The issue's target (prompt <= 40% of upstream's for the same tools) compares the "
+                "'upstream's tools' rows with upstream.",
                 *[f"- {k}: {v}" for k, v in names.items()],
             ],
         )
@@ -500,6 +555,8 @@ def measure_prompt(body: dict[str, Any], llama_url: str | None) -> dict[str, Any
         import re
 
         names = re.findall(r'"name":\s*"([^"]+)"', " ".join(m.get("content") or "" for m in system))
+        if not names:  # this project's compact text protocol: one "- name: description" line a tool
+            names = re.findall(r"^- ([\w.-]+): ", " ".join(m.get("content") or "" for m in system), re.M)
     if llama_url:
         full = count_tokens(llama_url, messages, tools)
         bare = count_tokens(llama_url, [m for m in messages if m.get("role") != "system"], [])
@@ -657,6 +714,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--tasks", default=None, help="figure 5: comma-separated task ids or categories (default all)"
     )
+    p.add_argument(
+        "--template",
+        choices=["tools", "stock"],
+        default="tools",
+        help="figure 5: chat template of the llama-server the bench starts (default: tools, as "
+        "`ovos-agentic-loop server start` ships)",
+    )
+    p.add_argument(
+        "--fig5-minutes",
+        type=float,
+        default=None,
+        help="figure 5: skip the remaining systems (never tasks) once the next would pass this budget",
+    )
     p.add_argument("--quick", action="store_true", help="few repeats: a smoke run of the bench itself")
     args = p.parse_args(argv)
     figures = (
@@ -678,12 +748,20 @@ def main(argv: list[str] | None = None) -> int:
     for name in sorted({BY_KEY[k].venv for k in args.systems}):
         venvs.ensure(name, log=log)
     bench = Bench(args)
+    # The timing figures run first, before any llama-server exists. When figure 5 starts one,
+    # figure 3 runs after it on the same server (exact token counts), and the server is stopped
+    # at the end; results are reported by figure number whatever the order.
+    order = [f for f in figures if f not in (3, 5)] + [f for f in (5, 3) if f in figures]
+    started = False
     try:
-        for fig in figures:
+        for fig in order:
             t0 = time.perf_counter()
             if fig == 5:
-                from tasks_runner import fig5_tasks
+                from tasks_runner import ensure_llama, fig5_tasks
 
+                bench.llama_url, started = ensure_llama(bench)
+                if not args.llama_url and started:
+                    args.llama_url = bench.llama_url  # figure 3 counts tokens with it
                 fig5_tasks(bench, run_adapter)
             else:
                 {
@@ -696,6 +774,10 @@ def main(argv: list[str] | None = None) -> int:
             log(f"[fig {fig}] done in {time.perf_counter() - t0:.0f} s")
     finally:
         bench.close()
+        if started:
+            from tasks_runner import stop_llama
+
+            stop_llama()
     write_report(bench, figures)
     return 0
 

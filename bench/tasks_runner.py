@@ -121,33 +121,66 @@ BENCH_PORT = 8097  # a port of its own, so the bench never stops a server someon
 def ensure_llama(bench: Any) -> tuple[str, bool]:
     """The llama-server /v1 URL, and whether this run started it (and must stop it).
 
-    ``--llama-url`` wins; else a server already answering on the default port is used;
-    else the bench starts one on its own port with the project's CLI
-    (``ovos-agentic-loop server start``; the library call when the CLI is not there).
+    ``--llama-url`` wins; else the bench starts its own server on its own port with the
+    project's CLI, as a user does (``ovos-agentic-loop server start --port 8097``, the tool-call
+    template by default; ``--template stock`` for the model's own), and records which server
+    and template the run used. A server someone else left on the default port is not reused:
+    its template and load are unknown.
     """
-    url = bench.args.llama_url or DEFAULT_LLAMA_URL
+    url = bench.args.llama_url or ""
     if url == "scripted":  # exercise the runner without a model: every answer is the same text
         from scripted_server import Script, ScriptedServer
 
         fake = ScriptedServer().start()
         fake.default = Script(steps=1, arguments={}, final="The budget is 4200 euros.")
         bench.extra_servers.append(fake)
+        bench.llama_info = {"server": "scripted (no model)"}
         return fake.base_url, False
-    if _alive(url):
+    if url:
+        if not _alive(url):
+            raise RuntimeError(f"no llama-server answers at {url}")
+        bench.llama_info = {"server": f"given with --llama-url {url}", "template": "unknown"}
         return url, False
-    if bench.args.llama_url:
-        raise RuntimeError(f"no llama-server answers at {url}")
     url = f"http://127.0.0.1:{BENCH_PORT}/v1"
+    template = getattr(bench.args, "template", "tools")
     print(
-        f"[fig 5] starting llama-server on port {BENCH_PORT} (first time: build + model, minutes)", flush=True
+        f"[fig 5] starting llama-server on port {BENCH_PORT}, template {template!r} "
+        "(first time: build + model, minutes)",
+        flush=True,
     )
-    subprocess.run(_server_command("start"), check=True)
+    subprocess.run([*_server_command("start"), "--template", template], check=True)
     deadline = time.time() + 300
     while time.time() < deadline and not _alive(url):
         time.sleep(1)
     if not _alive(url):
         raise RuntimeError(f"llama-server was started but nothing answers at {url}")
+    bench.llama_info = _server_status(template)
     return url, True
+
+
+def _server_status(template: str) -> dict[str, Any]:
+    """What the project's CLI knows about the server it started (pid, template, command line)."""
+    import venvs
+
+    info: dict[str, Any] = {
+        "server": f"ovos-agentic-loop server start --port {BENCH_PORT}",
+        "template": template,
+    }
+    python = venvs.REPO_DIR / ".venv" / "bin" / "python"
+    code = (
+        "import json; from ovos_agentic_loop.local.server import status; "
+        f"print(json.dumps(status({BENCH_PORT})))"
+    )
+    try:
+        out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=30)
+        status = json.loads(out.stdout.strip().splitlines()[-1])
+        info.update({k: status.get(k) for k in ("pid", "template", "model") if status.get(k)})
+        if status.get("pid"):
+            cmdline = Path(f"/proc/{status['pid']}/cmdline").read_bytes().split(b"\0")
+            info["command"] = " ".join(c.decode() for c in cmdline if c)
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        pass
+    return info
 
 
 def _server_command(action: str) -> list[str]:
@@ -177,15 +210,35 @@ def stop_llama() -> None:
 def fig5_tasks(bench: Any, run_adapter: Any) -> None:
     """Run the suite; ``run_adapter`` is the orchestrator's (``run.run_adapter``)."""
     systems = [s for s in bench.systems if s.ovos]
-    tasks = load_tasks(bench.args.tasks)
-    llama_url, started = ensure_llama(bench)
+    # Grouped by toolboxes (stable): consecutive tasks then share the system prompt and tool list,
+    # which llama-server keeps in its prompt cache, for every system alike.
+    tasks = sorted(load_tasks(bench.args.tasks), key=lambda t: tuple(t["toolboxes"]))
+    started = False
+    llama_url = getattr(bench, "llama_url", None)
+    if llama_url is None:
+        llama_url, started = ensure_llama(bench)
     proxy = CountingProxy(llama_url).start()
     runs: dict[str, list[dict[str, Any]]] = {s.key: [] for s in systems}
+    partial = Path(__file__).resolve().parent / "results" / "fig5-partial.json"
+    budget = getattr(bench.args, "fig5_minutes", None)
+    t_start = time.monotonic()
+    skipped: list[str] = []
     try:
         # System by system, not interleaved: each engine keeps its own system prompt and tool
         # definitions in llama-server's prompt cache, as a persona in real use does. Alternating
         # engines would make every call re-read a prompt of thousands of tokens on this CPU.
-        for system in systems:
+        for i, system in enumerate(systems):
+            if budget and i:
+                elapsed = time.monotonic() - t_start
+                per_system = elapsed / i
+                if elapsed + per_system > budget * 60:
+                    skipped.append(system.key)
+                    print(
+                        f"[fig 5] {system.key} skipped: ~{per_system / 60:.0f} more minutes would pass "
+                        f"the {budget} min budget",
+                        flush=True,
+                    )
+                    continue
             for n, task in enumerate(tasks, 1):
                 result = _run_task(system, task, proxy, run_adapter)
                 runs[system.key].append(result)
@@ -195,11 +248,15 @@ def fig5_tasks(bench: Any, run_adapter: Any) -> None:
                     f"{result['calls']} calls {result['seconds']:.1f}s  {result['answer'][:70]!r}",
                     flush=True,
                 )
+                partial.write_text(
+                    json.dumps({"server": getattr(bench, "llama_info", {}), "runs": runs}, indent=1)
+                )
     finally:
         proxy.stop()
         if started:
             stop_llama()
-    _report(bench, systems, tasks, runs)
+    _report(bench, [s for s in systems if s.key not in skipped], tasks, runs, skipped)
+    partial.unlink(missing_ok=True)
 
 
 def _run_task(system: Any, task: dict[str, Any], proxy: CountingProxy, run_adapter: Any) -> dict[str, Any]:
@@ -230,13 +287,20 @@ def _run_task(system: Any, task: dict[str, Any], proxy: CountingProxy, run_adapt
         "category": task["category"],
         "ok": ok,
         "calls": proxy.calls.get(model, 0),
+        "prompt_tokens": proxy.prompt_tokens.get(model, 0),
         "seconds": seconds,
         "answer": answer[:300],
         "error": res.get("error"),
     }
 
 
-def _report(bench: Any, systems: list[Any], tasks: list[dict[str, Any]], runs: dict[str, list[dict]]) -> None:
+def _report(
+    bench: Any,
+    systems: list[Any],
+    tasks: list[dict[str, Any]],
+    runs: dict[str, list[dict]],
+    skipped: list[str] | None = None,
+) -> None:
     summary, rows = {}, []
     for system in systems:
         r = runs[system.key]
@@ -250,6 +314,7 @@ def _report(bench: Any, systems: list[Any], tasks: list[dict[str, Any]], runs: d
             "calls_per_task": statistics.mean(x["calls"] for x in r),
             "seconds_per_task": statistics.mean(x["seconds"] for x in r),
             "median_seconds": statistics.median(x["seconds"] for x in r),
+            "prompt_tokens_per_task": statistics.mean(x.get("prompt_tokens", 0) for x in r),
             "runs": r,
         }
         s = summary[system.key]
@@ -261,17 +326,33 @@ def _report(bench: Any, systems: list[Any], tasks: list[dict[str, Any]], runs: d
                 f"{s['calls_per_task']:.2f}",
                 f"{s['seconds_per_task']:.1f}",
                 f"{s['median_seconds']:.1f}",
+                f"{s['prompt_tokens_per_task']:.0f}",
             ]
         )
     bench.results["fig5"] = summary
     bench.table(
         "Figure 5 - task success with the real model (Qwen2.5-Coder-1.5B Q4_K_M on llama-server)",
-        ["system", "success", "solved", "LLM calls / task", "s / task (mean)", "s / task (median)"],
+        [
+            "system",
+            "success",
+            "solved",
+            "LLM calls / task",
+            "s / task (mean)",
+            "s / task (median)",
+            "prompt tokens / task",
+        ],
         rows,
         [
-            f"{len(tasks)} tasks from bench/tasks/tasks.json, each system on the same llama-server, "
-            "interleaved task by task; model calls counted by a proxy; "
-            "max_iterations 10, max_tokens 512, temperature 0.2."
+            f"{len(tasks)} tasks from bench/tasks/tasks.json, one run each, every system on the same "
+            "llama-server, system by system and tasks grouped by toolboxes (so each keeps its prompt in "
+            "the server's cache); each task "
+            "a new process and a fresh sandbox; model calls counted by a proxy; "
+            "max_iterations 10, max_tokens 512, temperature 0.2; engines otherwise as shipped "
+            "(ours: ovos-react-loop, mode auto, brain ovos-openai-brain; upstream: its two engines "
+            "with ovos-chat-openai-plugin). Both get the same toolboxes per task.",
+            "Server: "
+            + "; ".join(f"{k}: {v}" for k, v in (getattr(bench, "llama_info", None) or {}).items()),
+            *([f"Not run (time budget): {', '.join(skipped)}."] if skipped else []),
         ],
     )
     categories = sorted({t["category"] for t in tasks})

@@ -101,8 +101,22 @@ def make_engine(job: dict[str, Any], tool: ToolSpec | None, brain: str, brain_se
     engine = cls(config=engine_config(job, brain, brain_section))
     if tool is not None:
         engine.load_toolboxes([BenchToolBox(tool)])
+    if job.get("only_tools"):
+        restrict_tools(engine, set(job["only_tools"]))
     _ = engine.brain  # both engines load the brain lazily: "ready" means loaded
     return engine
+
+
+def restrict_tools(engine, names: set[str]) -> None:
+    """Keep only the tools called ``names`` in the engine's (already loaded) toolboxes.
+
+    The same toolboxes, configured as usual, with every other tool taken out of each
+    toolbox's ``tools`` dict: what a persona offering only those tools sends (figure 3,
+    "same tools as upstream"). The engine then builds its request as always.
+    """
+    for toolbox in engine.toolboxes:
+        toolbox.tools = {n: t for n, t in toolbox.tools.items() if n in names}
+    engine.load_toolboxes(engine.toolboxes)  # drop any merged view built before
 
 
 def runner(engine):
