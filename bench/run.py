@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -747,6 +748,10 @@ def main(argv: list[str] | None = None) -> int:
 
     for name in sorted({BY_KEY[k].venv for k in args.systems}):
         venvs.ensure(name, log=log)
+    # SIGINT or SIGTERM (also when started in the background, where SIGINT is ignored) stops the
+    # task suite after what finished; the report is still written.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     bench = Bench(args)
     # The timing figures run first, before any llama-server exists. When figure 5 starts one,
     # figure 3 runs after it on the same server (exact token counts), and the server is stopped

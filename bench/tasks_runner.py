@@ -223,11 +223,15 @@ def fig5_tasks(bench: Any, run_adapter: Any) -> None:
     budget = getattr(bench.args, "fig5_minutes", None)
     t_start = time.monotonic()
     skipped: list[str] = []
+    interrupted = ""
     try:
         # System by system, not interleaved: each engine keeps its own system prompt and tool
         # definitions in llama-server's prompt cache, as a persona in real use does. Alternating
         # engines would make every call re-read a prompt of thousands of tokens on this CPU.
         for i, system in enumerate(systems):
+            if interrupted:
+                skipped.append(system.key)
+                continue
             if budget and i:
                 elapsed = time.monotonic() - t_start
                 per_system = elapsed / i
@@ -240,7 +244,12 @@ def fig5_tasks(bench: Any, run_adapter: Any) -> None:
                     )
                     continue
             for n, task in enumerate(tasks, 1):
-                result = _run_task(system, task, proxy, run_adapter)
+                try:
+                    result = _run_task(system, task, proxy, run_adapter)
+                except KeyboardInterrupt:  # Ctrl-C / SIGINT: report what finished instead of nothing
+                    interrupted = f"{system.key} after {n - 1}/{len(tasks)} tasks"
+                    print(f"[fig 5] interrupted: {interrupted}", flush=True)
+                    break
                 runs[system.key].append(result)
                 print(
                     f"[fig 5] {system.key} {n}/{len(tasks)} {task['id']}: "
@@ -255,7 +264,7 @@ def fig5_tasks(bench: Any, run_adapter: Any) -> None:
         proxy.stop()
         if started:
             stop_llama()
-    _report(bench, [s for s in systems if s.key not in skipped], tasks, runs, skipped)
+    _report(bench, [s for s in systems if s.key not in skipped], tasks, runs, skipped, interrupted)
     partial.unlink(missing_ok=True)
 
 
@@ -300,6 +309,7 @@ def _report(
     tasks: list[dict[str, Any]],
     runs: dict[str, list[dict]],
     skipped: list[str] | None = None,
+    interrupted: str = "",
 ) -> None:
     summary, rows = {}, []
     for system in systems:
@@ -353,6 +363,11 @@ def _report(
             "Server: "
             + "; ".join(f"{k}: {v}" for k, v in (getattr(bench, "llama_info", None) or {}).items()),
             *([f"Not run (time budget): {', '.join(skipped)}."] if skipped else []),
+            *(
+                [f"Interrupted: {interrupted} (the rates above are over the tasks run)."]
+                if interrupted
+                else []
+            ),
         ],
     )
     categories = sorted({t["category"] for t in tasks})
