@@ -6,6 +6,7 @@
     BrainError                  any failure talking to the model server
      ├── BrainConfigError       a bad value in the brain's config section (also a ValueError)
      ├── BrainUnavailable       the server cannot be reached or did not answer in time
+     ├── BrainReplyInvalid      the server could not read the model's own reply (malformed tool call)
      └── BrainRequestError      the server refused the request (HTTP 4xx other than 429)
 
 Each message says what failed and what to do about it, so a CLI can print it as is.
@@ -16,6 +17,7 @@ from __future__ import annotations
 __all__ = [
     "BrainConfigError",
     "BrainError",
+    "BrainReplyInvalid",
     "BrainRequestError",
     "BrainUnavailable",
     "ConfigError",
@@ -39,6 +41,12 @@ class BrainConfigError(BrainError, ValueError):
 
 class BrainUnavailable(BrainError):
     """The server is unreachable, timed out, or kept answering 429/5xx after the retries."""
+
+
+class BrainReplyInvalid(BrainError):
+    """The server failed on the model's own output (llama-server: "Failed to parse tool call
+    arguments as JSON"). Not the server's fault and not the caller's: the agent loop asks the model
+    again with a correction instead of failing the turn."""
 
 
 class BrainRequestError(BrainError):

@@ -25,6 +25,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 from ovos_agentic_loop.brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop.config import LoopConfig
 from ovos_agentic_loop.daemon_pool import DaemonPool
+from ovos_agentic_loop.errors import BrainReplyInvalid
 from ovos_agentic_loop.events import StepKind
 from ovos_agentic_loop.observations import ToolOutcome, run_calls
 from ovos_agentic_loop.protocol import (
@@ -43,6 +44,10 @@ __all__ = ["Turn", "TurnSetup"]
 
 STOP_SEQUENCES = ["\nObservation:", "Observation:"]
 NO_ANSWER = "I'm sorry, I could not come up with an answer to that."
+UNREADABLE_CALL = (
+    "Your last tool call could not be read: its arguments were not valid JSON. "
+    "Call the tool again with its arguments as one valid JSON object, or answer directly."
+)
 REPEATS_ALLOWED = 2  # the third identical call is refused and the turn ends
 
 
@@ -85,7 +90,16 @@ class Turn:
             while True:
                 if self.iterations >= cfg.max_iterations:
                     return (yield from self._forced_answer("max_iterations", stream))
-                reply = yield from self._ask(stream=stream, with_tools=True)
+                try:
+                    reply = yield from self._ask(stream=stream, with_tools=True)
+                except BrainReplyInvalid as exc:  # the server could not read the model's tool call
+                    if self.corrections >= cfg.max_corrections:
+                        return (yield from self._forced_answer("unparsable", stream))
+                    self.corrections += 1
+                    self.iterations += 1
+                    self._emit("notice", message=f"the server could not read the model's reply: {exc}")
+                    self.transcript.append(AgentMessage(MessageRole.USER, UNREADABLE_CALL))
+                    continue
                 parsed = self._interpret(reply)
                 if parsed.calls:
                     calls = self._as_tool_calls(reply, parsed)

@@ -276,6 +276,16 @@ def test_400_is_not_retried(server: FakeOpenAIServer) -> None:
     assert len(server.requests) == 1
 
 
+def test_a_tool_call_the_server_cannot_parse_is_reported_without_retries(server: FakeOpenAIServer) -> None:
+    from ovos_agentic_loop.errors import BrainReplyInvalid
+
+    message = "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error"
+    server.replies += [(500, {"error": {"message": message}}), completion("never")]
+    with pytest.raises(BrainReplyInvalid, match="Failed to parse tool call"):
+        brain_for(server, max_retries=3).continue_chat([user("hi")], tools=[ADD_TOOL])
+    assert len(server.requests) == 1
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -26,7 +26,7 @@ from ovos_plugin_manager.templates.agents import ChatEngine
 
 from ovos_agentic_loop.brain.config import BrainConfig
 from ovos_agentic_loop.brain.wire import ToolCallAccumulator, to_wire, tool_call_from_wire
-from ovos_agentic_loop.errors import BrainError, BrainRequestError, BrainUnavailable
+from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid, BrainRequestError, BrainUnavailable
 from ovos_agentic_loop.messages import AgentMessage, BrainReply, MessageRole
 from ovos_agentic_loop.sentences import stream_sentences
 
@@ -52,7 +52,20 @@ def _retryable(exc: BaseException) -> bool:
 
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
+    if _unreadable_reply(exc):
+        return False  # the loop asks the model again with a correction; a blind retry costs a full turn
     return isinstance(exc, openai.APIStatusError) and (exc.status_code == 429 or exc.status_code >= 500)
+
+
+def _unreadable_reply(exc: BaseException) -> bool:
+    """llama-server answers 500 when the MODEL wrote a tool call whose arguments are not JSON."""
+    import openai
+
+    return (
+        isinstance(exc, openai.APIStatusError)
+        and exc.status_code == 500
+        and "failed to parse tool call" in str(exc.message).lower()
+    )
 
 
 def _request_options() -> RequestOptions:
@@ -209,6 +222,8 @@ class OpenAIBrain(ChatEngine):
             return BrainUnavailable(message, url=url)
         if isinstance(exc, openai.APIStatusError):
             detail = f"HTTP {exc.status_code} from {url}: {exc.message}"
+            if _unreadable_reply(exc):
+                return BrainReplyInvalid(detail, url=url, status=exc.status_code)
             if _retryable(exc):
                 detail += " (still failing after retries)"
                 return BrainUnavailable(detail, url=url, status=exc.status_code)

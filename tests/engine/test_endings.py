@@ -120,3 +120,24 @@ def test_warm_up_failure_is_a_warning_not_a_crash(demo_tools: DemoToolBox, ovos_
     engine = engine_with(brain, [demo_tools], warm_up=True)
     assert engine.warmed_up.wait(5)
     assert any("warm-up failed" in w and "refused" in w for w in ovos_log.at("warning"))
+
+
+def test_a_tool_call_the_server_could_not_read_gets_a_correction(demo_tools: DemoToolBox) -> None:
+    from ovos_agentic_loop.errors import BrainReplyInvalid
+
+    unreadable = BrainReplyInvalid("HTTP 500: Failed to parse tool call arguments as JSON")
+    brain = ScriptedBrain([unreadable, tool_call("add", a=1, b=2), "3"])
+    engine = engine_with(brain, [demo_tools])
+    assert engine.continue_chat(user("1+2")).content == "3"
+    assert "could not be read" in brain.calls[1].last.content
+    assert demo_tools.calls == [("add", {"a": 1, "b": 2})]
+
+
+def test_unreadable_calls_past_the_bound_end_in_a_forced_answer(demo_tools: DemoToolBox) -> None:
+    from ovos_agentic_loop.errors import BrainReplyInvalid
+
+    unreadable = BrainReplyInvalid("HTTP 500: Failed to parse tool call arguments as JSON")
+    brain = ScriptedBrain([unreadable, unreadable, "My best answer."])
+    engine = engine_with(brain, [demo_tools])
+    assert engine.continue_chat(user("?")).content == "My best answer."
+    assert brain.calls[-1].tools == []
