@@ -628,7 +628,8 @@ def versions(systems: list[System]) -> dict[str, str]:
             capture_output=True,
             text=True,
         ).stdout.strip()
-        out["ours"] += f" (git {rev})"
+        if "ours" in out:
+            out["ours"] += f" (git {rev})"
     except OSError:
         pass
     return out
