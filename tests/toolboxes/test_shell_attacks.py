@@ -10,20 +10,12 @@ from typing import Any
 
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
+from processes import pid_alive
 
 
 def make_shell(root: Path, **config: Any):
     cls = find_toolbox_plugins()["ovos-shell-tools"]
     return cls(config={"allow_shell": True, "root_path": str(root), **config})
-
-
-def pid_alive(pid: int) -> bool:
-    """True while the process runs; a zombie (killed, not yet reaped by init) counts as dead."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
+from processes import pid_alive
 
 from toolboxes._process import ToolCallError
 
@@ -47,14 +48,6 @@ def skill(root: Path, skill_md: str = SKILL, script: str = SCRIPT, suffix: str =
     (folder / "SKILL.md").write_text(skill_md)
     (folder / "scripts" / f"probe{suffix}").write_text(script)
     return folder
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 @pytest.mark.parametrize(
