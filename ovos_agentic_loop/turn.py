@@ -149,7 +149,9 @@ class Turn:
         ):
             pass
 
-    def _ask(self, *, stream: bool, with_tools: bool) -> Generator[str, None, AgentMessage]:
+    def _ask(
+        self, *, stream: bool, with_tools: bool, messages: list[AgentMessage] | None = None
+    ) -> Generator[str, None, AgentMessage]:
         """One model call; while streaming, the final-answer part of the reply is yielded."""
         text_mode = self.setup.text_mode
         specs = self.setup.toolset.specs if with_tools and not text_mode else None
@@ -158,7 +160,7 @@ class Turn:
         reply: AgentMessage | None = None
         for item in call_brain(
             self.setup.brain,
-            self._brain_messages(),
+            messages if messages is not None else self._brain_messages(),
             deadline=self.deadline,
             stream=stream,
             tools=specs,
@@ -253,15 +255,13 @@ class Turn:
             "unparsable": "Your last replies were not in the expected form.",
         }[reason]
         self._emit("notice", message=f"forcing a final answer: {reason}")
-        self.transcript.append(
-            AgentMessage(
-                MessageRole.USER,
-                f"{why} Do not call any tool now. Give your final answer to the user from the information "
-                "above, in plain sentences."
-                + (" Start it with 'Final Answer:'." if self.setup.text_mode else ""),
-            )
+        instruction = (
+            f"{why} Do not call any tool now. Give your final answer to the user's last message, "
+            "in plain sentences, from what you know and the tool results above."
         )
-        reply = yield from self._ask(stream=stream, with_tools=False)
+        reply = yield from self._ask(
+            stream=stream, with_tools=False, messages=self._forced_messages(instruction)
+        )
         parsed = parse_reply(reply.content or "", self.setup.toolset.names)
         answer = parsed.answer if parsed.answer is not None and not parsed.calls else ""
         if not answer:
@@ -315,17 +315,45 @@ class Turn:
     def _emit(self, kind: StepKind, **data: Any) -> None:
         self.setup.emit(kind, self.session_id, data)
 
-    def _with_system_prompt(self, messages: list[AgentMessage]) -> list[AgentMessage]:
-        """One leading system message: the persona's instructions, then the tool protocol."""
-        parts = [m.content for m in messages if m.role == MessageRole.SYSTEM and m.content]
+    def _persona_instructions(self) -> list[str]:
+        """The caller's system messages plus the persona's ``system_prompt`` (once)."""
+        parts = [m.content for m in self.incoming if m.role == MessageRole.SYSTEM and m.content]
         persona = (self.setup.config.system_prompt or "").strip()
         if persona and not any(persona in p for p in parts):
             parts.insert(0, persona)
+        return parts
+
+    def _with_system_prompt(self, messages: list[AgentMessage]) -> list[AgentMessage]:
+        """One leading system message: the persona's instructions, then the tool protocol."""
+        parts = self._persona_instructions()
         toolset = self.setup.toolset
         if toolset.specs:
             parts.append(text_tool_prompt(toolset.specs) if self.setup.text_mode else NATIVE_GUIDANCE)
         rest = [m for m in messages if m.role != MessageRole.SYSTEM]
         return ([AgentMessage(MessageRole.SYSTEM, "\n\n".join(parts))] if parts else []) + rest
+
+    def _forced_messages(self, instruction: str) -> list[AgentMessage]:
+        """The last call of a turn without tools: the conversation, then the tool results as plain
+        text. Small models shown their own tool-call history keep writing calls even when told not
+        to; shown the results as a note, they answer."""
+        calls = {c.id: c for m in self.transcript if m.tool_calls for c in m.tool_calls}
+        results: dict[str, str] = {}  # the same call made twice is listed once
+        for message in self.transcript:
+            call = calls.get(message.tool_call_id or "") if message.role == MessageRole.TOOL else None
+            if call is not None:
+                arguments = json.dumps(call.arguments, ensure_ascii=False, default=str)
+                results[f"- {call.name}({arguments}) returned: "] = message.content
+        note = "".join(f"{head}{body}\n" for head, body in results.items())
+        text = (f"Results of the tools you called:\n{note}\n" if note else "") + instruction
+        persona = self._persona_instructions()
+        conversation = [
+            m
+            for m in self.incoming
+            if m.role in (MessageRole.USER, MessageRole.ASSISTANT) and not m.tool_calls and m.content
+        ]
+        messages = [AgentMessage(MessageRole.SYSTEM, "\n\n".join(persona))] if persona else []
+        messages += [*conversation, AgentMessage(MessageRole.USER, text)]
+        return messages if self.setup.brain.keeps_system else _fold_system(messages)
 
     def _brain_messages(self) -> list[AgentMessage]:
         """The transcript as this brain takes it: text-protocol form and/or system folded in."""

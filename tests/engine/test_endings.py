@@ -141,3 +141,19 @@ def test_unreadable_calls_past_the_bound_end_in_a_forced_answer(demo_tools: Demo
     engine = engine_with(brain, [demo_tools])
     assert engine.continue_chat(user("?")).content == "My best answer."
     assert brain.calls[-1].tools == []
+
+
+def test_forced_answer_sees_tool_results_as_a_note_not_as_call_history(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([*[tool_call("add", a=1, b=2) for _ in range(3)], "It is 3."])
+    engine = engine_with(brain, [demo_tools], system_prompt="You are Ada.")
+
+    assert engine.continue_chat(user("1+2")).content == "It is 3."
+
+    last = brain.calls[-1].messages
+    assert [m.role for m in last] == [MessageRole.SYSTEM, MessageRole.USER, MessageRole.USER]
+    assert last[0].content == "You are Ada."  # the persona, without the tool guidance
+    assert last[1].content == "1+2"
+    note = last[2].content
+    assert note.count('- add({"a": 1, "b": 2}) returned: {"value": 3.0}') == 1  # the repeated call once
+    assert "Do not call any tool now" in note
+    assert not any(m.tool_calls for m in last)
