@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-from toolboxes._math_parse import PERCENT
+from ovos_agentic_loop_toolboxes._math_parse import PERCENT
 
 Number = int | Fraction | float
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from toolboxes._math_eval import (
+from ovos_agentic_loop_toolboxes._math_eval import (
     CONSTANTS,
     FUNCTIONS,
     Evaluator,
@@ -26,7 +26,7 @@ from toolboxes._math_eval import (
     exact_root,
     format_number,
 )
-from toolboxes._math_parse import free_names, parse_expression
+from ovos_agentic_loop_toolboxes._math_parse import free_names, parse_expression
 
 MAX_DEGREE = 12
 MAX_SOLUTIONS = 20

@@ -14,10 +14,10 @@ from typing import Any
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from toolboxes._fs_glob import Glob, Walk, compile_glob
-from toolboxes._fs_io import atomic_write, read_chunk
-from toolboxes._fs_search import SearchState, compile_pattern, search_file
-from toolboxes._paths import InRoot, Sandbox
+from ovos_agentic_loop_toolboxes._fs_glob import Glob, Walk, compile_glob
+from ovos_agentic_loop_toolboxes._fs_io import atomic_write, read_chunk
+from ovos_agentic_loop_toolboxes._fs_search import SearchState, compile_pattern, search_file
+from ovos_agentic_loop_toolboxes._paths import InRoot, Sandbox
 
 TOOLBOX_ID = "ovos-filesystem-tools"
 PATH_HELP = "Path relative to the root folder, such as 'notes/todo.txt'. '.' is the root itself."

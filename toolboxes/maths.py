@@ -15,10 +15,16 @@ from typing import Any
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from pydantic import Field, field_validator
 
-from toolboxes._math_eval import Evaluator, MathError, approximate, format_number, terminating_decimal
-from toolboxes._math_parse import parse_expression
-from toolboxes._math_solve import solve
-from toolboxes._math_units import convert
+from ovos_agentic_loop_toolboxes._math_eval import (
+    Evaluator,
+    MathError,
+    approximate,
+    format_number,
+    terminating_decimal,
+)
+from ovos_agentic_loop_toolboxes._math_parse import parse_expression
+from ovos_agentic_loop_toolboxes._math_solve import solve
+from ovos_agentic_loop_toolboxes._math_units import convert
 
 TOOLBOX_ID = "ovos-math-tools"
 MAX_NUMBERS = 10_000

@@ -50,7 +50,7 @@ from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, 
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
-from toolboxes._process import (
+from ovos_agentic_loop_toolboxes._process import (
     Limits,
     ToolCallError,
     build_env,

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 
-from toolboxes._process import ToolCallError
-from toolboxes.skill_md import EXAMPLES_DIR
+from ovos_agentic_loop_toolboxes._process import ToolCallError
+from ovos_agentic_loop_toolboxes.skill_md import EXAMPLES_DIR
 
 ECHO_ARGS = """\
 import json, os, sys
@@ -169,7 +169,7 @@ def test_cache_is_not_reparsed_without_changes(tmp_path: Path, monkeypatch: pyte
     add_skill(tmp_path, "s", "stable")
     box = make_box(skills_paths=[str(tmp_path)])
     assert "stable" in box.tools["load_skill"].description
-    import toolboxes.skill_md.discovery as discovery
+    import ovos_agentic_loop_toolboxes.skill_md.discovery as discovery
 
     def fail(path: str) -> None:
         raise AssertionError(f"reparsed {path}")

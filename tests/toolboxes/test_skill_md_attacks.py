@@ -11,7 +11,7 @@ import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from processes import pid_alive
 
-from toolboxes._process import ToolCallError
+from ovos_agentic_loop_toolboxes._process import ToolCallError
 
 SKILL = """\
 ---
@@ -215,7 +215,8 @@ def test_read_skill_file_cannot_follow_a_parent_link_swapped_in_after_the_check(
     (root / "reader" / "ref").symlink_to(outside, target_is_directory=True)
     box = make_box(root)
     assert "reader" in [s.name for s in box.call_tool("list_skills", {}).skills]
-    monkeypatch.setattr("toolboxes.skill_md.toolbox.os.path.islink", lambda path: False)  # the race
+    # the race: the link check passes, then the path is swapped
+    monkeypatch.setattr("ovos_agentic_loop_toolboxes.skill_md.toolbox.os.path.islink", lambda path: False)
     with pytest.raises(RuntimeError) as excinfo:
         box.call_tool("read_skill_file", {"skill": "reader", "path": "ref/notes.md"})
     assert isinstance(excinfo.value.__cause__, ToolCallError)
@@ -229,7 +230,7 @@ def test_read_skill_file_does_not_block_on_a_fifo(tmp_path: Path, monkeypatch: p
     box = make_box(root)
     box.call_tool("list_skills", {})
     # As if a regular file had been swapped for the FIFO after the isfile check.
-    monkeypatch.setattr("toolboxes.skill_md.toolbox.os.path.isfile", lambda path: True)
+    monkeypatch.setattr("ovos_agentic_loop_toolboxes.skill_md.toolbox.os.path.isfile", lambda path: True)
     started = time.monotonic()
     with pytest.raises(RuntimeError) as excinfo:
         box.call_tool("read_skill_file", {"skill": "reader", "path": "pipe.md"})

@@ -12,7 +12,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 pytest.importorskip("ovos_agentic_loop.engine")
 
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
-from toolboxes.skill_md import EXAMPLES_DIR
+from ovos_agentic_loop_toolboxes.skill_md import EXAMPLES_DIR
 
 SKILL_CONFIG = {"skills_paths": [EXAMPLES_DIR], "user_skills_path": None, "use_entry_points": False}
 

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from toolboxes.skill_md.parser import SkillParseError, parse_parameters, parse_skill_md, parse_timeout
+from ovos_agentic_loop_toolboxes.skill_md.parser import (
+    SkillParseError,
+    parse_parameters,
+    parse_skill_md,
+    parse_timeout,
+)
 
 
 def write(folder: Path, text: str) -> Path:

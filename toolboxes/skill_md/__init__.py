@@ -1,14 +1,15 @@
 """SKILL.md skills as agent tools (entry point ``ovos-skill-md-toolbox``).
 
 ``parser`` reads one SKILL.md, ``discovery`` finds and caches skill folders, ``scripts`` runs an
-executable skill's scripts through ``toolboxes._process``, ``toolbox`` exposes it all to OPM.
+executable skill's scripts through ``ovos_agentic_loop_toolboxes._process``, ``toolbox``
+exposes it all to OPM.
 """
 
 from __future__ import annotations
 
 import os
 
-from toolboxes.skill_md.toolbox import SkillMDToolBox
+from ovos_agentic_loop_toolboxes.skill_md.toolbox import SkillMDToolBox
 
 __all__ = ["EXAMPLES_DIR", "SkillMDToolBox"]
 

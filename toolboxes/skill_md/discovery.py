@@ -30,7 +30,7 @@ from typing import Any
 
 from ovos_utils.log import LOG
 
-from toolboxes.skill_md.parser import Skill, SkillParseError, parse_skill_md
+from ovos_agentic_loop_toolboxes.skill_md.parser import Skill, SkillParseError, parse_skill_md
 
 __all__ = ["ENTRY_POINT_GROUP", "SkillCatalog", "SkillRoot", "entry_point_roots", "user_skills_dir"]
 

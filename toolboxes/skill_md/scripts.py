@@ -30,8 +30,14 @@ from ovos_plugin_manager.templates.agent_tools import ToolArguments, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from toolboxes._process import Limits, ToolCallError, build_env, resolve_executable, run_process
-from toolboxes.skill_md.parser import Param, Skill
+from ovos_agentic_loop_toolboxes._process import (
+    Limits,
+    ToolCallError,
+    build_env,
+    resolve_executable,
+    run_process,
+)
+from ovos_agentic_loop_toolboxes.skill_md.parser import Param, Skill
 
 __all__ = ["ScriptSettings", "SkillScriptOutput", "args_model", "build_argv", "run_script"]
 

@@ -43,11 +43,21 @@ from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, 
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
-from toolboxes._paths import Sandbox, open_regular_file
-from toolboxes._process import Limits, ToolCallError, warn_dangerous_env_names
-from toolboxes.skill_md.discovery import SkillCatalog, SkillRoot, entry_point_roots, user_skills_dir
-from toolboxes.skill_md.parser import Skill
-from toolboxes.skill_md.scripts import ScriptSettings, SkillScriptOutput, args_model, run_script
+from ovos_agentic_loop_toolboxes._paths import Sandbox, open_regular_file
+from ovos_agentic_loop_toolboxes._process import Limits, ToolCallError, warn_dangerous_env_names
+from ovos_agentic_loop_toolboxes.skill_md.discovery import (
+    SkillCatalog,
+    SkillRoot,
+    entry_point_roots,
+    user_skills_dir,
+)
+from ovos_agentic_loop_toolboxes.skill_md.parser import Skill
+from ovos_agentic_loop_toolboxes.skill_md.scripts import (
+    ScriptSettings,
+    SkillScriptOutput,
+    args_model,
+    run_script,
+)
 
 __all__ = ["SkillMDToolBox"]
 
