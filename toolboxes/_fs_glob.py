@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import regex as regex_engine
 
-from ovos_agentic_loop_toolboxes._paths import Sandbox, check_text
+from ovos_agentic_loop_toolboxes._core.paths import Sandbox, check_text
 
 MAX_GLOB_CHARS = 200
 

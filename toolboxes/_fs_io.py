@@ -8,7 +8,7 @@ import secrets
 import stat
 from dataclasses import dataclass
 
-from ovos_agentic_loop_toolboxes._paths import InRoot, Sandbox, open_regular_file
+from ovos_agentic_loop_toolboxes._core.paths import InRoot, Sandbox, open_regular_file
 
 SNIFF_BYTES = 8192
 

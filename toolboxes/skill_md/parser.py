@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import yaml
 
-from ovos_agentic_loop_toolboxes._process import is_dangerous_env_name
+from ovos_agentic_loop_toolboxes._core.process import is_dangerous_env_name
 
 __all__ = ["Param", "Skill", "SkillParseError", "parse_parameters", "parse_skill_md", "split_sections"]
 

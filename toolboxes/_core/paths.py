@@ -1,4 +1,8 @@
-"""Confinement of model-supplied paths to one root folder.
+"""The ONE confinement of model-supplied paths to a root folder, used by every toolbox.
+
+The rule: a path is relative to the root, or absolute and inside it; ``~`` is refused (it would
+name the assistant's home, never the root); ``..`` and links may be used only while the result
+stays inside the root; NUL bytes and paths longer than ``MAX_PATH_CHARS`` are refused.
 
 Every path a model writes is resolved with ``os.path.realpath`` (which follows every symlink the
 way the kernel would) and then checked to lie inside the resolved root. Files are then opened by
@@ -19,6 +23,8 @@ from dataclasses import dataclass
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 EXAMPLE_PATH = "notes/todo.txt"
+# Linux's PATH_MAX. Checked first: ``realpath`` of a multi-megabyte path walks millions of parts.
+MAX_PATH_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,11 @@ class Sandbox:
         An absolute path inside the root is accepted, because small models copy paths from
         earlier outputs or from the system prompt.
         """
+        if len(path) > MAX_PATH_CHARS:
+            raise ValueError(
+                f"{what} is {len(path)} characters long; the limit is {MAX_PATH_CHARS}: "
+                f"use a shorter path such as {EXAMPLE_PATH!r}"
+            )
         cleaned = check_text(path, what).strip()
         if cleaned.startswith("~"):
             raise PermissionError(

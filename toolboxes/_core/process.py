@@ -20,13 +20,22 @@ What it guarantees, and why:
   user) at least bounds their number.
 - **Bounded output.** stdout and stderr are read as they arrive into :class:`CappedBuffer`, which
   keeps a head and a tail and counts the rest, so ``yes`` for minutes costs a few hundred KiB.
-- **Resource limits.** ``RLIMIT_AS`` / ``RLIMIT_FSIZE`` / ``RLIMIT_NPROC`` are applied by a tiny
-  Python shim that sets them and ``exec``s the target. This avoids ``preexec_fn``, which is not safe
-  when the host process has threads (the voice assistant always has).
+- **Resource limits, death signal, kernel sandbox.** A small launcher (``_launcher.py``, run by the
+  same Python with ``-S -E -s``) sets ``RLIMIT_AS`` / ``RLIMIT_FSIZE`` / ``RLIMIT_NPROC``, asks the
+  kernel to SIGKILL it if the assistant dies (``PR_SET_PDEATHSIG``), applies the Landlock policy
+  (see ``kernel``) and then ``exec``s the target, so the program itself carries all of it. This
+  avoids ``preexec_fn``, which is not safe when the host process has threads (the assistant has).
+- **Nothing outlives the assistant.** At interpreter exit every run still going is killed (its
+  group and marked processes); on SIGKILL of the assistant the death signal kills each run's
+  program (what that program started in turn is then only reached by the next sweep of a marker,
+  which no longer happens: run the assistant in a systemd unit or container to cover that case).
+- **Honest timeouts.** ``timed_out`` is set only after the group was SIGKILLed and the leader
+  reaped: when a result says a command was stopped, it was.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -36,11 +45,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ovos_utils.log import LOG
+
+from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
 
 __all__ = [
     "DEFAULT_ENV_NAMES",
@@ -51,19 +63,12 @@ __all__ = [
     "ToolCallError",
     "build_env",
     "is_dangerous_env_name",
+    "kill_active_runs",
     "kill_marked",
     "resolve_executable",
     "run_process",
     "warn_dangerous_env_names",
 ]
-
-
-class ToolCallError(Exception):
-    """A refusal or failure whose message tells the model how to fix its call.
-
-    OPM wraps it in ``RuntimeError`` (``__cause__`` is this exception); the engine shows the model
-    the cause, so the message is written for the model, not for the developer.
-    """
 
 
 # Names always passed through. LC_* is matched as a prefix in build_env.
@@ -174,17 +179,10 @@ class Limits:
         return out
 
 
-# Runs in the child with -S -E -s (no site, no PYTHON* variables): set limits, then become the target.
-# SIGXFSZ is ignored so a too-large write fails with EFBIG instead of killing the program silently.
-_SHIM = (
-    "import json,os,resource,signal,sys\n"
-    "for k,v in json.loads(sys.argv[1]).items():\n"
-    " r=getattr(resource,k);s,h=resource.getrlimit(r)\n"
-    " v=v if h==resource.RLIM_INFINITY else min(v,h)\n"
-    " resource.setrlimit(r,(v,h))\n"
-    "signal.signal(signal.SIGXFSZ,signal.SIG_IGN)\n"
-    "os.execv(sys.argv[2],sys.argv[3:])\n"
-)
+# The child side (limits, death signal, Landlock, then exec); see its docstring.
+_LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_launcher.py")
+_LAUNCH_FAILED = 126
+_LAUNCH_PREFIX = "ovos sandbox: "
 
 
 class CappedBuffer:
@@ -245,27 +243,26 @@ def run_process(
     max_output_bytes: int = 65536,
     limits: Limits | None = None,
     executable: str | None = None,
+    landlock: Mapping[str, object] | None = None,
 ) -> ProcessResult:
     """Run a program with the guarantees listed in the module docstring.
 
     ``executable`` is the absolute path of the file to run (default ``argv[0]``); ``argv[0]`` may
     then stay the name the program was called by (multi-call binaries such as busybox need it).
-    Raises ``OSError`` only if the program cannot be started at all.
+    ``landlock`` is a :class:`~._core.landlock.Policy` as a dict (see ``kernel.KernelSandbox``);
+    None runs the program unconfined. Raises ``OSError`` if the program cannot be started at all
+    (including when the sandbox cannot be applied: the program then never runs).
     """
     program = executable or (argv[0] if argv else "")
     if not argv or not os.path.isabs(program):
         raise ValueError("run_process needs a non-empty argv and an absolute path to the program")
-    rlimits = (limits or Limits()).as_rlimits()
-    if rlimits:
-        real_argv = [sys.executable, "-S", "-E", "-s", "-c", _SHIM, json.dumps(rlimits), program, *argv]
-        program = sys.executable
-    else:
-        real_argv = list(argv)
+    spec = {"parent": os.getpid(), "rlimits": (limits or Limits()).as_rlimits(), "landlock": landlock}
+    real_argv = [sys.executable, "-S", "-E", "-s", _LAUNCHER, json.dumps(spec), program, *argv]
     token = secrets.token_hex(16)
     start = time.monotonic()
     proc = subprocess.Popen(
         real_argv,
-        executable=program,
+        executable=sys.executable,
         cwd=cwd,
         env={**env, RUN_MARKER: token},
         stdin=subprocess.DEVNULL,
@@ -274,6 +271,8 @@ def run_process(
         start_new_session=True,
         close_fds=True,
     )
+    with _active_lock:
+        _active[proc.pid] = token
     out, err = CappedBuffer(max_output_bytes), CappedBuffer(max_output_bytes)
     try:
         timed_out = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + timeout, token)
@@ -283,19 +282,43 @@ def run_process(
         _kill_run(proc.pid, token)
         proc.wait()
         _await_group_exit(proc.pid, _DRAIN_AFTER_KILL)
+        with _active_lock:
+            _active.pop(proc.pid, None)
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+    stderr = err.text()
+    if proc.returncode == _LAUNCH_FAILED and stderr.startswith(_LAUNCH_PREFIX):
+        raise OSError(stderr[len(_LAUNCH_PREFIX) :].strip())
     return ProcessResult(
         returncode=proc.returncode,
         stdout=out.text(),
-        stderr=err.text(),
+        stderr=stderr,
         stdout_bytes=out.total,
         stderr_bytes=err.total,
         timed_out=timed_out,
         truncated=out.truncated or err.truncated,
         duration=time.monotonic() - start,
     )
+
+
+# Runs still going, pid -> marker: killed at interpreter exit. Tool calls run in daemon threads
+# that the interpreter abandons at exit; the death signal (see _launcher) kills each run's first
+# process then, and this kills what it started (its group and marked processes).
+_active: dict[int, str] = {}
+_active_lock = threading.Lock()
+
+
+def kill_active_runs() -> int:
+    """SIGKILL every run still going (their groups and marked processes); returns how many."""
+    with _active_lock:
+        runs = list(_active.items())
+    for pid, token in runs:
+        _kill_run(pid, token)
+    return len(runs)
+
+
+atexit.register(kill_active_runs)
 
 
 def _pump(proc: subprocess.Popen[bytes], buffers: dict, deadline: float, token: str) -> bool:

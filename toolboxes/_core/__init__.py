@@ -1,0 +1,9 @@
+"""The one core every bundled toolbox is built on.
+
+- ``errors``: :class:`ToolCallError` (for the model) and :class:`ToolboxConfigError` (for the operator).
+- ``settings``: strict pydantic settings for every toolbox section, the process limits shared by
+  shell and skill scripts, and the length bounds on model-supplied text.
+- ``paths``: the ONE confinement of model-supplied paths to a root folder.
+- ``process``: the bounded subprocess runner; ``_launcher`` is its child side.
+- ``kernel`` and ``landlock``: the Landlock kernel sandbox every started program runs in.
+"""
