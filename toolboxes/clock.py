@@ -19,7 +19,10 @@ from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
+
+from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError
+from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
 
 TOOLBOX_ID = "ovos-clock-tools"
 ZONE_HELP = "Write an IANA time zone such as 'Europe/Lisbon', 'America/New_York' or 'UTC'"
@@ -50,6 +53,7 @@ def _zone_names() -> dict[str, str]:
 
 def resolve_zone(text: str) -> tzinfo:
     """A tzinfo for a zone name written the way a person or a small model might write it."""
+    _check_short(text, "time zone")
     cleaned = text.strip()
     if cleaned.upper() in ("UTC", "GMT", "Z", "ZULU"):
         return timezone.utc
@@ -69,6 +73,15 @@ def resolve_zone(text: str) -> tzinfo:
     close = difflib.get_close_matches(key, list(names), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(repr(names[c]) for c in close)}?" if close else ""
     raise ValueError(f"unknown time zone {text!r}{hint}. {ZONE_HELP}")
+
+
+def _check_short(text: str, what: str) -> None:
+    """Refuse long text before fuzzy matching (difflib is quadratic in the length)."""
+    if len(text) > MAX_SHORT_CHARS:
+        raise ValueError(
+            f"the {what} is {len(text)} characters long; the limit is {MAX_SHORT_CHARS}: "
+            "write it briefly, such as 'Europe/Lisbon' or '2025-03-14'"
+        )
 
 
 def system_zone() -> tzinfo:
@@ -102,10 +115,8 @@ def _offset_text(moment: datetime) -> str:
 # --- configuration and models -----------------------------------------------------------------
 
 
-class ClockSettings(BaseModel):
-    """Configuration of ``ovos-clock-tools``; unknown keys are ignored."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
+class ClockSettings(ToolboxSettings):
+    """Configuration of ``ovos-clock-tools``: strict types, unknown keys logged by name."""
 
     timezone: str | None = Field(None, description="Default zone (IANA name); default: the system's zone.")
 
@@ -204,12 +215,12 @@ class ClockToolBox(ToolBox):
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
         # ToolBox.__init__ calls discover_tools and swallows its errors: set state first.
-        try:
-            self.settings = ClockSettings.model_validate(config or {})
-        except ValidationError as exc:
-            raise ValueError(f"invalid {TOOLBOX_ID} config: {exc}") from None
+        self.settings = parse_settings(ClockSettings, TOOLBOX_ID, config)
         zone = self.settings.timezone
-        self.default_zone = resolve_zone(zone) if zone else system_zone()
+        try:
+            self.default_zone = resolve_zone(zone) if zone else system_zone()
+        except ValueError as exc:
+            raise ToolboxConfigError(f"{TOOLBOX_ID}: key 'timezone': {exc}") from None
         super().__init__(TOOLBOX_ID, config, bus)
 
     def discover_tools(self) -> list[AgentTool]:
@@ -321,6 +332,7 @@ class ClockToolBox(ToolBox):
         return datetime.now(self._zone(zone_text))
 
     def _date(self, text: str) -> CalendarDate:
+        _check_short(text, "date")
         cleaned = " ".join(text.strip().split())
         relative = {"today": 0, "now": 0, "tomorrow": 1, "yesterday": -1}
         if cleaned.lower() in relative:
@@ -337,6 +349,7 @@ class ClockToolBox(ToolBox):
         raise ValueError(f"could not read the date {text!r}; {DATE_HELP}")
 
     def _parse_time(self, text: str, zone: tzinfo) -> tuple[datetime, str]:
+        _check_short(text, "time")
         cleaned = " ".join(text.strip().split())
         if cleaned.lower() == "now":
             return datetime.now(zone), ""

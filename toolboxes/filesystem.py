@@ -12,21 +12,21 @@ import time
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field
 
+from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError
+from ovos_agentic_loop_toolboxes._core.paths import InRoot, Sandbox
+from ovos_agentic_loop_toolboxes._core.settings import ToolboxSettings, parse_settings
 from ovos_agentic_loop_toolboxes._fs_glob import Glob, Walk, compile_glob
 from ovos_agentic_loop_toolboxes._fs_io import atomic_write, read_chunk
 from ovos_agentic_loop_toolboxes._fs_search import SearchState, compile_pattern, search_file
-from ovos_agentic_loop_toolboxes._paths import InRoot, Sandbox
 
 TOOLBOX_ID = "ovos-filesystem-tools"
 PATH_HELP = "Path relative to the root folder, such as 'notes/todo.txt'. '.' is the root itself."
 
 
-class FileSystemSettings(BaseModel):
-    """Configuration of ``ovos-filesystem-tools``; unknown keys are ignored."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
+class FileSystemSettings(ToolboxSettings):
+    """Configuration of ``ovos-filesystem-tools``: strict types, unknown keys logged by name."""
 
     root_path: str = Field(".", description="Folder every path lives in (default '.', the working folder).")
     allow_write: bool = Field(False, description="Whether write_file may change files (default False).")
@@ -41,10 +41,7 @@ class FileSystemSettings(BaseModel):
     @classmethod
     def from_config(cls, config: dict[str, Any] | None) -> FileSystemSettings:
         """Parse the plugin config, with an error that names the bad key."""
-        try:
-            return cls.model_validate(config or {})
-        except ValidationError as exc:
-            raise ValueError(f"invalid {TOOLBOX_ID} config: {exc}") from None
+        return parse_settings(cls, TOOLBOX_ID, config)
 
 
 # --- arguments and outputs -------------------------------------------------------------------
@@ -139,7 +136,10 @@ class FileSystemToolBox(ToolBox):
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
         # ToolBox.__init__ calls discover_tools and swallows its errors: set state first.
         self.settings = FileSystemSettings.from_config(config)
-        self.sandbox = Sandbox(self.settings.root_path)
+        try:
+            self.sandbox = Sandbox(self.settings.root_path)
+        except ValueError as exc:
+            raise ToolboxConfigError(f"{TOOLBOX_ID}: {exc}") from None
         super().__init__(TOOLBOX_ID, config, bus)
 
     def discover_tools(self) -> list[AgentTool]:

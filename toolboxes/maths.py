@@ -15,6 +15,7 @@ from typing import Any
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from pydantic import Field, field_validator
 
+from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
 from ovos_agentic_loop_toolboxes._math_eval import (
     Evaluator,
     MathError,
@@ -119,11 +120,16 @@ class StatisticsSummaryOutput(ToolOutput):
     population_variance: float = Field(description="Population variance (n).")
 
 
+class MathSettings(ToolboxSettings):
+    """``ovos-math-tools`` has no keys; any key given is logged as unknown, a non-object refused."""
+
+
 class MathToolBox(ToolBox):
     """Calculator tools. No configuration keys."""
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
-        # No state is needed by discover_tools; the id is passed up like every bundled toolbox.
+        # Checked before super().__init__, which would hide an error raised while discovering tools.
+        self.settings = parse_settings(MathSettings, TOOLBOX_ID, config)
         super().__init__(TOOLBOX_ID, config, bus)
 
     def discover_tools(self) -> list[AgentTool]:
@@ -184,6 +190,12 @@ class MathToolBox(ToolBox):
         )
 
     def unit_convert(self, args: UnitConvertArgs) -> UnitConvertOutput:
+        for what, unit in (("from_unit", args.from_unit), ("to_unit", args.to_unit)):
+            if len(unit) > MAX_SHORT_CHARS:
+                raise ValueError(
+                    f"{what} is {len(unit)} characters long; the limit is {MAX_SHORT_CHARS}: "
+                    "write a unit name such as 'km' or 'degF'"
+                )
         if not math.isfinite(args.value):
             raise ValueError("value must be a finite number, such as 100")
         done = convert(args.value, args.from_unit, args.to_unit)

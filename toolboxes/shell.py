@@ -1,10 +1,11 @@
 """ovos-shell-tools: one tool, ``run_command``, that runs a program for the model.
 
 Off unless the operator sets ``allow_shell: true``. When on, a command line is split with
-``shlex`` into an argv and executed WITHOUT a shell, so ``;``, ``&&``, ``|``, ``$(...)``, backticks
-and redirections reach the program as plain arguments and cannot start a second program behind
-the allowlist's back. The allowlist is checked on the parsed ``argv[0]``, by name AND by the real
-path of the program that would run, so ``/tmp/evil/ls`` is not ``ls``.
+``shlex`` into an argv and executed WITHOUT a shell. Shell syntax outside quotes (``|``, ``;``,
+``&&``, ``||``, ``&``, ``<``, ``>``, backticks, ``$(``, a second line) is refused with a message
+telling the model to run one program per call; quoted, such characters are plain text. The
+allowlist is checked on the parsed ``argv[0]``, by name AND by the real path of the program that
+would run, so ``/tmp/evil/ls`` is not ``ls``.
 
 Config keys (defaults in brackets):
 
@@ -20,23 +21,33 @@ Config keys (defaults in brackets):
   ``core.fsmonitor`` in a ``.git/config`` the model can WRITE with ovos-filesystem-tools, so even
   ``"git status"`` runs arbitrary code in a writable root). The toolbox warns about the best
   known of them; pin such programs with leading arguments or leave them out.
-- Arguments are not confined: ``root_path`` confines the working folder only, so an allowed
-  ``cat`` reads ``/etc/passwd`` or ``~/.ssh/id_rsa`` like any other file the user can read. Run
-  the assistant as a user that may read only what the model may see.
+- Arguments are confined by the kernel, not by this code: with the Landlock sandbox (``sandbox``
+  [true], see ``_core.kernel``) an allowed ``cat`` cannot read ``~/.ssh/id_rsa`` or write outside
+  ``root_path``. Where the kernel has no Landlock, ``root_path`` confines the working folder only:
+  the toolbox logs that once, ``diagnostics()`` reports it and ``require_sandbox: true`` refuses to
+  start instead.
+- ``sandbox`` [true] / ``require_sandbox`` [false] / ``allow_network`` [false]: the kernel sandbox,
+  whether its absence is fatal, and whether sandboxed programs may open TCP connections.
 - ``allow_shell_syntax`` [false]: run the line with ``/bin/sh -c`` so pipes and ``&&`` work. A
   shell line can start any program, so this cannot be combined with ``allowed_commands``: the
   toolbox refuses to start with both (a ``ValueError`` naming the keys).
-- ``root_path`` [the process working directory]: ``cwd`` must resolve inside it.
-- ``max_timeout`` [120]: cap in seconds on the model's ``timeout`` (default 30).
+- ``root_path`` [the process working directory]: ``cwd`` must resolve inside it (the same rule as
+  ovos-filesystem-tools: relative or absolute inside the root, no ``~``).
+- ``max_timeout`` [25]: cap in seconds on the model's ``timeout`` (default 20). Keep it below the
+  loop's ``tool_timeout`` (30 by default): the loop stops waiting then, and only this toolbox can
+  kill the program, so a longer cap would let a command run on unseen after the model was told.
 - ``env_allowlist`` [[]]: extra environment variable names passed through, on top of PATH, HOME,
   LANG, LANGUAGE, LC_*, TZ, TERM, TMPDIR and USER. Everything else (API keys!) is dropped. The
   values come from the assistant's own environment, never from the model; names that steer code
   loading (``LD_PRELOAD``, ``PYTHONPATH``...) are passed as configured but logged as a warning.
 - Processes that leave the command's process group with ``setsid()`` are found and killed by a
-  marker in their environment (see ``_process``); one that also replaces its environment escapes.
+  marker in their environment (see ``_core.process``); one that also replaces its environment escapes.
 - ``max_output_bytes`` [32768]: per stream; the head and tail are kept, the full size reported.
 - ``max_memory_mb`` [2048] / ``max_file_size_mb`` [256] / ``max_processes`` [null]: RLIMIT_AS,
   RLIMIT_FSIZE and RLIMIT_NPROC for the command (null or 0: not limited).
+
+Every key is type-checked strictly (``"allow_shell": "false"`` is an error naming the key) and
+unknown keys are logged by name. Commands longer than 8192 characters are refused before any work.
 """
 
 from __future__ import annotations
@@ -44,24 +55,28 @@ from __future__ import annotations
 import os
 import shlex
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
-from ovos_agentic_loop_toolboxes._process import (
-    Limits,
-    ToolCallError,
-    build_env,
-    resolve_executable,
-    run_process,
-    warn_dangerous_env_names,
+from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError, ToolCallError
+from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox, run_folders
+from ovos_agentic_loop_toolboxes._core.paths import Sandbox
+from ovos_agentic_loop_toolboxes._core.process import build_env, resolve_executable, run_process
+from ovos_agentic_loop_toolboxes._core.settings import (
+    MAX_COMMAND_CHARS,
+    MAX_PATH_CHARS,
+    ProcessSettings,
+    max_chars,
+    parse_settings,
 )
 
-__all__ = ["RunCommandArgs", "RunCommandOutput", "ShellToolBox"]
+__all__ = ["RunCommandArgs", "RunCommandOutput", "ShellSettings", "ShellToolBox", "shell_syntax_in"]
 
 TOOLBOX_ID = "ovos-shell-tools"
+DEFAULT_TIMEOUT = 20
 # Programs that run other programs (directly or through an option); listing one is warned about.
 _LAUNCHERS = frozenset(
     {
@@ -77,9 +92,14 @@ _LAUNCHERS = frozenset(
 class RunCommandArgs(ToolArguments):
     model_config = ConfigDict(extra="forbid")
 
-    command: str = Field(..., description="Program and arguments, e.g. 'ls -la docs'. No pipes or ';'.")
-    cwd: str = Field(".", description="Working folder, relative to the allowed root.")
-    timeout: int = Field(30, description="Seconds before the command is killed.")
+    command: Annotated[
+        str,
+        max_chars(MAX_COMMAND_CHARS, "command", "run a shorter command; put long input in a file first"),
+    ] = Field(..., description="Program and arguments, e.g. 'ls -la docs'. No pipes or ';'.")
+    cwd: Annotated[str, max_chars(MAX_PATH_CHARS, "cwd", "give a shorter folder path")] = Field(
+        ".", description="Working folder, relative to the allowed root."
+    )
+    timeout: int = Field(DEFAULT_TIMEOUT, description="Seconds before the command is killed.")
 
 
 class RunCommandOutput(ToolOutput):
@@ -91,6 +111,16 @@ class RunCommandOutput(ToolOutput):
     stdout_bytes: int = Field(..., description="Full size of stdout in bytes.")
     stderr_bytes: int = Field(..., description="Full size of stderr in bytes.")
     success: bool = Field(..., description="True if the exit code is 0.")
+    note: str = Field("", description="What happened beyond the exit code (timeout, capped timeout).")
+
+
+class ShellSettings(ProcessSettings):
+    """The ``ovos-shell-tools`` section (see the module docstring for every key)."""
+
+    allow_shell: bool = Field(False, description="Master switch; while false every call is refused.")
+    allow_shell_syntax: bool = Field(False, description="Run the line with /bin/sh -c (pipes, &&).")
+    allowed_commands: list[str] = Field(default_factory=list, description="Programs the model may run.")
+    root_path: str = Field(".", description="Folder the working folder must lie in (default: cwd).")
 
 
 @dataclass(frozen=True)
@@ -110,55 +140,13 @@ class _Allowed:
         )
 
 
-@dataclass(frozen=True)
-class ShellSettings:
-    """The toolbox config, parsed once."""
-
-    enabled: bool
-    shell_syntax: bool
-    allowed: tuple[_Allowed, ...]
-    root: str
-    max_timeout: int
-    env_names: tuple[str, ...]
-    max_output_bytes: int
-    limits: Limits
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> ShellSettings:
-        root = os.path.realpath(os.path.expanduser(str(config.get("root_path") or os.getcwd())))
-        raw_allowed = config.get("allowed_commands") or []
-        if isinstance(raw_allowed, str) or not all(isinstance(e, str) for e in raw_allowed):
-            raise ValueError(f"{TOOLBOX_ID}: allowed_commands must be a list of strings, got {raw_allowed!r}")
-        shell_syntax = bool(config.get("allow_shell_syntax", False))
-        if shell_syntax and raw_allowed:
-            raise ValueError(
-                f"{TOOLBOX_ID}: allow_shell_syntax cannot be combined with allowed_commands, because a "
-                "shell line can start any program; remove one of the two keys"
-            )
-        path = build_env().get("PATH", os.defpath)
-        allowed = tuple(_parse_allowed(e, path, root) for e in raw_allowed)
-        env_names = tuple(config.get("env_allowlist") or ())
-        warn_dangerous_env_names(env_names, TOOLBOX_ID)
-        return cls(
-            enabled=bool(config.get("allow_shell", False)),
-            shell_syntax=shell_syntax,
-            allowed=allowed,
-            root=root,
-            max_timeout=max(1, int(config.get("max_timeout", 120))),
-            env_names=env_names,
-            max_output_bytes=max(256, int(config.get("max_output_bytes", 32768))),
-            limits=Limits(
-                address_space_mb=config.get("max_memory_mb", 2048),
-                file_size_mb=config.get("max_file_size_mb", 256),
-                processes=config.get("max_processes"),
-            ),
-        )
-
-
 def _parse_allowed(entry: str, path: str, root: str) -> _Allowed:
-    words = shlex.split(entry)
+    try:
+        words = shlex.split(entry)
+    except ValueError as exc:
+        raise ToolboxConfigError(f"{TOOLBOX_ID}: allowed_commands entry {entry!r}: {exc}") from None
     if not words:
-        raise ValueError(f"{TOOLBOX_ID}: empty entry in allowed_commands")
+        raise ToolboxConfigError(f"{TOOLBOX_ID}: empty entry in allowed_commands; remove it")
     name = os.path.basename(words[0])
     if name in _LAUNCHERS:
         LOG.warning(f"{TOOLBOX_ID}: allowed_commands lists {name!r}, which can run any other program")
@@ -168,13 +156,71 @@ def _parse_allowed(entry: str, path: str, root: str) -> _Allowed:
     return _Allowed(entry=entry, name=name, real=real, args=tuple(words[1:]))
 
 
+# Shell operators outside quotes. '$(' and backticks also work inside double quotes in sh.
+_OPERATORS = ("&&", "||", "|", ";", "&", "<", ">", "\n")
+
+
+def shell_syntax_in(command: str) -> str | None:
+    """The first shell operator written outside quotes in ``command`` (one linear scan), or None."""
+    quote = ""
+    i, n = 0, len(command)
+    while i < n:
+        char = command[i]
+        if char == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "`" or command.startswith("$(", i):
+            return char if char == "`" else "$("
+        elif quote == '"':
+            quote = "" if char == '"' else quote
+        elif char in ("'", '"'):
+            quote = char
+        else:
+            for op in _OPERATORS:
+                if command.startswith(op, i):
+                    return "a line break" if op == "\n" else op
+        i += 1
+    return None
+
+
 class ShellToolBox(ToolBox):
     """Runs one program per call, confined as described in the module docstring."""
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
         # Parsed before super().__init__: ToolBox.__init__ calls discover_tools and hides its errors.
-        self.settings = ShellSettings.from_config(config or {})
+        self.settings = parse_settings(ShellSettings, TOOLBOX_ID, config)
+        s = self.settings
+        if s.allow_shell_syntax and s.allowed_commands:
+            raise ToolboxConfigError(
+                f"{TOOLBOX_ID}: allow_shell_syntax cannot be combined with allowed_commands, because a "
+                "shell line can start any program; remove one of the two keys"
+            )
+        try:
+            self.root = Sandbox(s.root_path)
+        except ValueError as exc:
+            raise ToolboxConfigError(f"{TOOLBOX_ID}: {exc}") from None
+        self.kernel = KernelSandbox(TOOLBOX_ID, s.sandbox, s.require_sandbox, s.allow_network)
+        if s.allow_shell:
+            self.kernel.check()
+        s.warn_env(TOOLBOX_ID)
+        path = build_env().get("PATH", os.defpath)
+        self.allowed = tuple(_parse_allowed(e, path, self.root.root) for e in s.allowed_commands)
         super().__init__(TOOLBOX_ID, config, bus)
+
+    def diagnostics(self) -> list[str]:
+        """Status lines for ``doctor``: the switch, the kill deadline and the kernel sandbox."""
+        s = self.settings
+        if not s.allow_shell:
+            return ["run_command: OFF (allow_shell is false)"]
+        mode = "shell syntax" if s.allow_shell_syntax else "one program per call, no shell"
+        programs = ", ".join(a.entry for a in self.allowed) or "any program"
+        return [
+            f"run_command: ON ({mode}; {programs}) in {self.root.root}",
+            f"commands are killed after at most {s.max_timeout:g} s; keep the loop's tool_timeout above that",
+            self.kernel.status(),
+        ]
 
     def discover_tools(self) -> list[AgentTool]:
         return [
@@ -189,43 +235,54 @@ class ShellToolBox(ToolBox):
 
     def _description(self) -> str:
         text = "Run one program and return its exit code and output."
-        if self.settings.allowed:
-            names = ", ".join(a.entry for a in self.settings.allowed)
+        if self.allowed:
+            names = ", ".join(a.entry for a in self.allowed)
             text += f" Allowed programs: {names}."
-        if not self.settings.shell_syntax:
+        if not self.settings.allow_shell_syntax:
             text += " No shell: pipes, ';', '&&' and redirections do not work."
         return text
 
     # -- the tool -----------------------------------------------------------
     def run_command(self, args: RunCommandArgs) -> RunCommandOutput:
         s = self.settings
-        if not s.enabled:
+        if not s.allow_shell:
             raise ToolCallError(
                 "run_command is disabled on this assistant (allow_shell is off); "
                 "answer without running commands"
             )
         cwd = self._resolve_cwd(args.cwd)
-        env = build_env(s.env_names)
-        if s.shell_syntax:
+        env = build_env(s.env_allowlist)
+        if s.allow_shell_syntax:
             if not args.command.strip():
                 raise ToolCallError("command is empty; give a program and its arguments")
             program, argv = "/bin/sh", ["/bin/sh", "-c", args.command]
         else:
             program, argv = self._checked_argv(args.command, env["PATH"], cwd)
         timeout = min(max(args.timeout, 1), s.max_timeout)
-        LOG.info(f"{TOOLBOX_ID}: running {argv!r} in {cwd} (timeout {timeout}s)")
-        try:
-            result = run_process(
-                argv,
-                cwd=cwd,
-                env=env,
-                timeout=timeout,
-                max_output_bytes=s.max_output_bytes,
-                limits=s.limits,
-                executable=program,
+        LOG.info(f"{TOOLBOX_ID}: running {argv[:20]!r} in {cwd} (timeout {timeout:g}s)")
+        sandboxed = self.kernel.active
+        with run_folders(cwd, env, sandboxed) as run:
+            try:
+                result = run_process(
+                    argv,
+                    cwd=run.cwd,
+                    env=run.env,
+                    timeout=timeout,
+                    max_output_bytes=s.max_output_bytes,
+                    limits=s.limits,
+                    executable=program,
+                    landlock=self.kernel.policy_json([self.root.root, run.temp], []),
+                )
+            except OSError as exc:
+                raise ToolCallError(f"could not start {argv[0]!r}: {exc.strerror or exc}") from exc
+        notes = []
+        if result.timed_out:
+            notes.append(
+                f"killed after {timeout:g} seconds, with every process it started; "
+                "run something quicker or on less input"
             )
-        except OSError as exc:
-            raise ToolCallError(f"could not start {argv[0]!r}: {exc.strerror or exc}") from exc
+        if args.timeout > s.max_timeout:
+            notes.append(f"the timeout was capped at {s.max_timeout:g} seconds (the most allowed here)")
         return RunCommandOutput(
             returncode=result.returncode,
             stdout=result.stdout,
@@ -235,26 +292,29 @@ class ShellToolBox(ToolBox):
             stdout_bytes=result.stdout_bytes,
             stderr_bytes=result.stderr_bytes,
             success=result.returncode == 0 and not result.timed_out,
+            note="; ".join(notes),
         )
 
     def _resolve_cwd(self, cwd: str) -> str:
-        root = self.settings.root
-        if "\x00" in cwd:
-            raise ToolCallError("cwd contains a NUL byte; give a folder path relative to the root")
-        joined = os.path.join(root, os.path.expanduser(cwd) if cwd.startswith("~") else cwd or ".")
-        real = os.path.realpath(joined)
-        if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
-            raise ToolCallError(
-                f"cwd {cwd!r} is outside the allowed folder {root}; use '.' or a folder inside it"
-            )
-        if not os.path.isdir(real):
+        try:
+            folder = self.root.resolve(cwd or ".", "cwd")
+        except (PermissionError, ValueError) as exc:
+            raise ToolCallError(f"{exc}; use '.' or a folder inside it") from None
+        if not os.path.isdir(folder.real):
             raise ToolCallError(f"cwd {cwd!r} is not an existing folder; use '.' or an existing folder")
-        return real
+        return folder.real
 
     def _checked_argv(self, command: str, path: str, cwd: str) -> tuple[str, list[str]]:
-        """The real path of the program to run and the argv, after the allowlist check."""
+        """The real path of the program to run and the argv, after the syntax and allowlist checks."""
         if "\x00" in command:
             raise ToolCallError("command contains a NUL byte; remove control characters")
+        operator = shell_syntax_in(command)
+        if operator is not None:
+            raise ToolCallError(
+                f"pipes, redirects and command chaining are not available here (the command has "
+                f"{operator!r} outside quotes, and no shell runs it): run one program per call, use its "
+                "own options to filter or write output, or quote the character if it is plain text"
+            )
         try:
             argv = shlex.split(command)
         except ValueError as exc:
@@ -262,9 +322,8 @@ class ShellToolBox(ToolBox):
         if not argv:
             raise ToolCallError("command is empty; give a program and its arguments")
         real = resolve_executable(argv[0], path, cwd)
-        allowed = self.settings.allowed
-        if allowed and (real is None or not any(a.matches(argv, real) for a in allowed)):
-            names = ", ".join(a.entry for a in allowed)
+        if self.allowed and (real is None or not any(a.matches(argv, real) for a in self.allowed)):
+            names = ", ".join(a.entry for a in self.allowed)
             raise ToolCallError(f"{argv[0]!r} is not an allowed program here; allowed: {names}")
         if real is None:
             raise ToolCallError(f"program {argv[0]!r} was not found; check its name")

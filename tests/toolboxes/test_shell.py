@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 
-from ovos_agentic_loop_toolboxes._process import ToolCallError
+from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
 
 
 def make_shell(root: Path, **config: Any):

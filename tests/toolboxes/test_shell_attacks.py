@@ -19,34 +19,45 @@ def make_shell(root: Path, **config: Any):
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("command", "operator"),
     [
-        "echo hi; rm -rf victim",
-        "echo hi && rm -rf victim",
-        "echo hi | rm -rf victim",
-        "echo $(rm -rf victim)",
-        "echo `rm -rf victim`",
-        "echo hi > victim/file",
-        "echo hi\nrm -rf victim",
+        ("echo hi; rm -rf victim", ";"),
+        ("echo hi && rm -rf victim", "&&"),
+        ("echo hi || rm -rf victim", "||"),
+        ("echo hi | rm -rf victim", "|"),
+        ("echo $(rm -rf victim)", "$("),
+        ('echo "$(rm -rf victim)"', "$("),
+        ("echo `rm -rf victim`", "`"),
+        ("echo hi > victim/file", ">"),
+        ("cat < victim/keep.txt", "<"),
+        ("sleep 1 & rm -rf victim", "&"),
+        ("echo hi\nrm -rf victim", "a line break"),
     ],
 )
-def test_metacharacters_are_plain_arguments(tmp_path: Path, command: str) -> None:
+def test_shell_syntax_is_a_clear_error_for_the_model(tmp_path: Path, command: str, operator: str) -> None:
+    # Issue 10 item 7: 'echo hi | tr a-z A-Z' used to "succeed" by printing the pipe literally.
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "keep.txt").write_text("precious")
-    out = make_shell(tmp_path, allowed_commands=["echo"]).call_tool("run_command", {"command": command})
-    assert out.returncode == 0
-    assert out.stdout.startswith("hi") or "rm" in out.stdout
+    for config in ({"allowed_commands": ["echo", "cat", "sleep"]}, {}):
+        with pytest.raises(RuntimeError) as excinfo:
+            make_shell(tmp_path, **config).call_tool("run_command", {"command": command})
+        message = str(excinfo.value.__cause__)
+        assert "pipes, redirects and command chaining are not available" in message
+        assert repr(operator) in message and "run one program per call" in message
     assert (victim / "keep.txt").read_text() == "precious"
     assert not (victim / "file").exists()
 
 
-def test_metacharacters_without_allowlist_still_do_not_chain(tmp_path: Path) -> None:
-    victim = tmp_path / "victim"
-    victim.mkdir()
-    out = make_shell(tmp_path).call_tool("run_command", {"command": "echo hi; rm -rf victim"})
-    assert out.stdout == "hi; rm -rf victim\n"
-    assert victim.is_dir()
+@pytest.mark.parametrize(
+    "command",
+    ["echo 'a | b; c && d > e'", 'echo "x < y"', "echo a\\|b", "echo '$(not run)' '`nor this`'"],
+)
+def test_quoted_operators_are_plain_text(tmp_path: Path, command: str) -> None:
+    import shlex
+
+    out = make_shell(tmp_path, allowed_commands=["echo"]).call_tool("run_command", {"command": command})
+    assert out.success and out.stdout == " ".join(shlex.split(command)[1:]) + "\n"
 
 
 def test_timeout_kills_background_children(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 
-from ovos_agentic_loop_toolboxes._process import ToolCallError
+from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
 from ovos_agentic_loop_toolboxes.skill_md import EXAMPLES_DIR
 
 ECHO_ARGS = """\

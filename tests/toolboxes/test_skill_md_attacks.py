@@ -11,7 +11,7 @@ import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from processes import pid_alive
 
-from ovos_agentic_loop_toolboxes._process import ToolCallError
+from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
 
 SKILL = """\
 ---
@@ -112,13 +112,15 @@ def test_timeout_from_the_skill_kills_the_whole_group(tmp_path: Path) -> None:
         "time.sleep(100)\n"
     )
     skill(tmp_path / "skills", skill_md=skill_md, script=script)
-    pidfile = tmp_path / "pid"
-    box = make_box(tmp_path / "skills")
+    work = tmp_path / "work"  # the sandbox lets a script write only here
+    work.mkdir()
+    pidfile = work / "pid"
+    box = make_box(tmp_path / "skills", root_path=str(work))
     started = time.monotonic()
     with pytest.raises(RuntimeError) as excinfo:
         box.call_tool("probe", {"value": str(pidfile)})
     assert time.monotonic() - started < 4
-    assert "did not finish within 1 seconds" in str(excinfo.value.__cause__)
+    assert "did not finish within 1 seconds and was killed" in str(excinfo.value.__cause__)
     assert not pid_alive(int(pidfile.read_text()))
 
 

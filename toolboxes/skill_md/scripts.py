@@ -20,9 +20,7 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,13 +28,10 @@ from ovos_plugin_manager.templates.agent_tools import ToolArguments, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ovos_agentic_loop_toolboxes._process import (
-    Limits,
-    ToolCallError,
-    build_env,
-    resolve_executable,
-    run_process,
-)
+from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
+from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox, run_folders
+from ovos_agentic_loop_toolboxes._core.process import Limits, build_env, resolve_executable, run_process
+from ovos_agentic_loop_toolboxes._core.settings import MAX_COMMAND_CHARS
 from ovos_agentic_loop_toolboxes.skill_md.parser import Param, Skill
 
 __all__ = ["ScriptSettings", "SkillScriptOutput", "args_model", "build_argv", "run_script"]
@@ -58,13 +53,14 @@ class ScriptSettings:
     """How scripts run; parsed once from the toolbox config (see the toolbox docstring)."""
 
     root_path: str | None = None
-    default_timeout: float = 60.0
-    max_timeout: float = 300.0
+    default_timeout: float = 20.0
+    max_timeout: float = 25.0
     env_names: tuple[str, ...] = ()
     max_output_bytes: int = 32768
     limits: Limits = field(default_factory=Limits)
     install_deps: bool = False
     deps_timeout: float = 300.0
+    kernel: KernelSandbox = field(default_factory=lambda: KernelSandbox("ovos-skill-md-toolbox"))
 
 
 def args_model(skill: Skill, tool_name: str) -> type[BaseModel]:
@@ -138,6 +134,11 @@ def _text(param: Param, value: Any, allow_dash: bool = False) -> str:
         text = str(value)
     if "\x00" in text:
         raise ToolCallError(f"'{param.key}' contains a NUL byte; send plain text")
+    if len(text) > MAX_COMMAND_CHARS:
+        raise ToolCallError(
+            f"'{param.key}' is {len(text)} characters long; the limit is {MAX_COMMAND_CHARS}: "
+            "send a shorter value"
+        )
     if text.startswith("-") and not allow_dash:
         raise ToolCallError(
             f"'{param.key}' may not start with '-' (it would be read as an option); "
@@ -169,19 +170,25 @@ def run_script(skill: Skill, script: str, tool_name: str, values: dict[str, Any]
     ensure_deps(skill, s)
     timeout = min(skill.timeout or s.default_timeout, s.max_timeout)
     LOG.info(f"skill {skill.name!r}: running {argv!r} (timeout {timeout:g}s)")
-    with _workdir(s.root_path) as cwd:
-        result = run_process(
-            argv,
-            cwd=cwd,
-            env=env,
-            timeout=timeout,
-            max_output_bytes=s.max_output_bytes,
-            limits=s.limits,
-            executable=program,
-        )
+    sandboxed = s.kernel.active
+    with run_folders(s.root_path, env, sandboxed) as run:
+        try:
+            result = run_process(
+                argv,
+                cwd=run.cwd,
+                env=run.env,
+                timeout=timeout,
+                max_output_bytes=s.max_output_bytes,
+                limits=s.limits,
+                executable=program,
+                landlock=s.kernel.policy_json([run.cwd, run.temp], [skill.folder]),
+            )
+        except OSError as exc:
+            raise ToolCallError(f"{tool_name} could not be started ({exc}); use another tool") from exc
     if result.timed_out:
+        # run_process reports a timeout only after the process group was killed and reaped.
         raise ToolCallError(
-            f"{tool_name} did not finish within {timeout:g} seconds and was stopped; try a smaller input"
+            f"{tool_name} did not finish within {timeout:g} seconds and was killed; try a smaller input"
         )
     if result.returncode != 0:
         tail = result.stderr.strip()[-600:] or result.stdout.strip()[-600:] or "(no output)"
@@ -199,16 +206,6 @@ def run_script(skill: Skill, script: str, tool_name: str, values: dict[str, Any]
         stderr=result.stderr[-2000:],
         truncated=result.truncated,
     )
-
-
-@contextlib.contextmanager
-def _workdir(root_path: str | None) -> Iterator[str]:
-    """The configured folder, or a private temporary one removed afterwards (no litter)."""
-    if root_path:
-        yield root_path
-        return
-    with tempfile.TemporaryDirectory(prefix="ovos-skill-") as tmp:
-        yield tmp
 
 
 _deps_lock = threading.Lock()

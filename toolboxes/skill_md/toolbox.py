@@ -19,15 +19,20 @@ Config keys (defaults in brackets):
 - ``refresh_interval`` [2.0]: seconds between checks of the skill folders for changes.
 - ``allow_scripts`` [true]: offer executable skills' scripts as tools.
 - ``root_path`` [null = a fresh temporary folder per call]: the scripts' working folder.
-- ``default_timeout`` [60] when a skill has no ``## Timeout``; ``max_timeout`` [300] caps it.
+- ``default_timeout`` [20] when a skill has no ``## Timeout``; ``max_timeout`` [25] caps it. Keep
+  ``max_timeout`` below the loop's ``tool_timeout`` (30 by default): only this toolbox can kill a
+  script, and the loop stops waiting at ``tool_timeout``.
 - ``env_allowlist`` [[]], ``max_output_bytes`` [32768], ``max_memory_mb`` [2048],
-  ``max_file_size_mb`` [256], ``max_processes`` [null]: as for ovos-shell-tools.
+  ``max_file_size_mb`` [256], ``max_processes`` [null], ``sandbox`` [true], ``require_sandbox``
+  [false], ``allow_network`` [false]: as for ovos-shell-tools. In the Landlock sandbox a script
+  reads its skill folder and the system folders, and writes only its working folder and temp folder.
 - ``install_deps`` [false]: run a skill's ``deps/install.sh`` (once, before its first script
   run) with ``deps_timeout`` [300] seconds; its output is logged.
 - ``max_file_chars`` [20000]: cap on instructions and files returned to the model.
 
 ``should_run_in_sandbox`` is reported by ``list_skills`` but no container is started: scripts run
-on this machine under the constraints above. Upstream's inner-LLM routing (``set_brain`` and a
+on this machine under the constraints above. Every key is type-checked strictly and unknown keys
+are logged by name. Upstream's inner-LLM routing (``set_brain`` and a
 ``brain`` key) is not needed here; both are accepted and ignored.
 """
 
@@ -37,14 +42,22 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
-from ovos_agentic_loop_toolboxes._paths import Sandbox, open_regular_file
-from ovos_agentic_loop_toolboxes._process import Limits, ToolCallError, warn_dangerous_env_names
+from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError, ToolCallError
+from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox
+from ovos_agentic_loop_toolboxes._core.paths import Sandbox, open_regular_file
+from ovos_agentic_loop_toolboxes._core.settings import (
+    MAX_PATH_CHARS,
+    MAX_SHORT_CHARS,
+    ProcessSettings,
+    max_chars,
+    parse_settings,
+)
 from ovos_agentic_loop_toolboxes.skill_md.discovery import (
     SkillCatalog,
     SkillRoot,
@@ -59,19 +72,34 @@ from ovos_agentic_loop_toolboxes.skill_md.scripts import (
     run_script,
 )
 
-__all__ = ["SkillMDToolBox"]
+__all__ = ["SkillMDSettings", "SkillMDToolBox"]
 
 TOOLBOX_ID = "ovos-skill-md-toolbox"
 FIXED_TOOLS = ("list_skills", "load_skill", "read_skill_file")
-_KNOWN_KEYS = frozenset(
-    {
-        "skills_paths", "extra_skill_md_paths", "user_skills_path", "use_entry_points", "enabled_skills",
-        "refresh_interval", "allow_scripts", "root_path", "default_timeout", "max_timeout",
-        "env_allowlist", "max_output_bytes", "max_memory_mb", "max_file_size_mb", "max_processes",
-        "install_deps", "deps_timeout", "max_file_chars", "enabled",
-    }
-)  # fmt: skip
 _MAX_FILES_LISTED = 50
+
+
+class SkillMDSettings(ProcessSettings):
+    """The ``ovos-skill-md-toolbox`` section (see the module docstring for every key)."""
+
+    # Upstream's inner LLM: accepted, not needed (skill tools are called by the loop directly).
+    ignored_keys: ClassVar[frozenset[str]] = frozenset({"enabled", "brain"})
+
+    skills_paths: str | list[str] = Field(default_factory=list, description="Folders of skills.")
+    extra_skill_md_paths: str | list[str] = Field(default_factory=list, description="Skills loaded always.")
+    user_skills_path: str | None = Field(default_factory=user_skills_dir, description="null: none.")
+    use_entry_points: bool = Field(True, description="Load skills that installed packages ship.")
+    enabled_skills: str | list[str] | None = Field("all", description="'all', null (none) or names.")
+    refresh_interval: float = Field(2.0, ge=0, description="Seconds between checks for changed skills.")
+    allow_scripts: bool = Field(True, description="Offer executable skills' scripts as tools.")
+    root_path: str | None = Field(None, description="Scripts' working folder; null: a temp folder per call.")
+    default_timeout: float = Field(20.0, gt=0, description="Seconds when a skill sets no ## Timeout.")
+    install_deps: bool = Field(False, description="Run a skill's deps/install.sh before its first run.")
+    deps_timeout: float = Field(300.0, gt=0, description="Seconds deps/install.sh may take.")
+    max_file_chars: int = Field(20000, ge=1000, description="Cap on text returned to the model.")
+
+
+_SkillName = Annotated[str, max_chars(MAX_SHORT_CHARS, "skill", "give a skill name as listed")]
 
 
 class _Args(ToolArguments):
@@ -83,12 +111,14 @@ class ListSkillsArgs(_Args):
 
 
 class LoadSkillArgs(_Args):
-    skill: str = Field(..., description="Skill name, as listed.")
+    skill: _SkillName = Field(..., description="Skill name, as listed.")
 
 
 class ReadSkillFileArgs(_Args):
-    skill: str = Field(..., description="Skill name, as listed.")
-    path: str = Field(..., description="File path inside the skill folder, as listed by load_skill.")
+    skill: _SkillName = Field(..., description="Skill name, as listed.")
+    path: Annotated[str, max_chars(MAX_PATH_CHARS, "path", "give a path as listed by load_skill")] = Field(
+        ..., description="File path inside the skill folder, as listed by load_skill."
+    )
 
 
 class SkillSummary(ToolOutput):
@@ -125,10 +155,8 @@ class SkillMDToolBox(ToolBox):
     """Skills from SKILL.md folders; see the module docstring for tools and config."""
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
-        cfg = dict(config or {})
-        ignored = sorted(set(cfg) - _KNOWN_KEYS)
-        if ignored:
-            LOG.debug(f"{TOOLBOX_ID}: ignoring config keys {ignored} (no inner LLM is used)")
+        settings = parse_settings(SkillMDSettings, TOOLBOX_ID, config)
+        self.settings = settings
         # Everything discover_tools needs is set before super().__init__, which calls it and
         # swallows its errors (the toolbox would silently have no tools).
         self._lock = threading.RLock()
@@ -136,15 +164,26 @@ class SkillMDToolBox(ToolBox):
         self._built_version = -1
         self._skills: dict[str, Skill] = {}
         self._script_tool_names: dict[str, list[str]] = {}
-        self.allow_scripts = bool(cfg.get("allow_scripts", True))
-        self.max_file_chars = max(1000, int(cfg.get("max_file_chars", 20000)))
-        self.script_settings = _script_settings(cfg)
+        self.allow_scripts = settings.allow_scripts
+        self.max_file_chars = settings.max_file_chars
+        self.script_settings = _script_settings(settings)
         self.catalog = SkillCatalog(
-            lambda: _roots(cfg),
-            enabled=cfg.get("enabled_skills", "all"),
-            refresh_interval=float(cfg.get("refresh_interval", 2.0)),
+            lambda: _roots(settings),
+            enabled=settings.enabled_skills,
+            refresh_interval=settings.refresh_interval,
         )
-        super().__init__(TOOLBOX_ID, cfg, bus)
+        super().__init__(TOOLBOX_ID, config, bus)
+
+    def diagnostics(self) -> list[str]:
+        """Status lines for ``doctor``: scripts on or off, their kill deadline and the kernel sandbox."""
+        if not self.allow_scripts:
+            return ["skill scripts: OFF (allow_scripts is false)"]
+        s = self.script_settings
+        return [
+            f"skill scripts: ON; killed after at most {s.max_timeout:g} s "
+            "(keep the loop's tool_timeout above that)",
+            s.kernel.status(),
+        ]
 
     # ``tools`` is a property so every reader (the engine, call_tool, the bus) sees skills that were
     # added or edited since the last look; the check is throttled by refresh_interval.
@@ -279,45 +318,42 @@ class SkillMDToolBox(ToolBox):
         )
 
 
-def _roots(cfg: dict[str, Any]) -> list[SkillRoot]:
-    roots = [SkillRoot(os.path.expanduser(str(p)), "skills_paths") for p in _as_list(cfg.get("skills_paths"))]
-    for p in _as_list(cfg.get("extra_skill_md_paths")):
-        path = os.path.expanduser(str(p))
+def _roots(settings: SkillMDSettings) -> list[SkillRoot]:
+    roots = [SkillRoot(os.path.expanduser(p), "skills_paths") for p in _as_list(settings.skills_paths)]
+    for p in _as_list(settings.extra_skill_md_paths):
+        path = os.path.expanduser(p)
         roots.append(SkillRoot(path, "extra_skill_md_paths", single=os.path.isfile(path), always=True))
-    user = cfg.get("user_skills_path", user_skills_dir())
-    if user:
-        roots.append(SkillRoot(os.path.expanduser(str(user)), "user skills folder"))
-    if cfg.get("use_entry_points", True):
+    if settings.user_skills_path:
+        roots.append(SkillRoot(os.path.expanduser(settings.user_skills_path), "user skills folder"))
+    if settings.use_entry_points:
         roots += entry_point_roots()
     return roots
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
+def _as_list(value: str | list[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _script_settings(cfg: dict[str, Any]) -> ScriptSettings:
-    root = cfg.get("root_path")
+def _script_settings(settings: SkillMDSettings) -> ScriptSettings:
+    root = settings.root_path
     if root:
-        root = os.path.realpath(os.path.expanduser(str(root)))
+        root = os.path.realpath(os.path.expanduser(root))
         if not os.path.isdir(root):
-            raise ValueError(f"{TOOLBOX_ID}: root_path {root!r} is not an existing folder")
-    warn_dangerous_env_names(_as_list(cfg.get("env_allowlist")), TOOLBOX_ID)
+            raise ToolboxConfigError(f"{TOOLBOX_ID}: root_path {root!r} is not an existing folder; create it")
+    kernel = KernelSandbox(TOOLBOX_ID, settings.sandbox, settings.require_sandbox, settings.allow_network)
+    if settings.allow_scripts:
+        kernel.check()
+    settings.warn_env(TOOLBOX_ID)
     return ScriptSettings(
         root_path=root or None,
-        default_timeout=float(cfg.get("default_timeout", 60)),
-        max_timeout=float(cfg.get("max_timeout", 300)),
-        env_names=tuple(_as_list(cfg.get("env_allowlist"))),
-        max_output_bytes=max(256, int(cfg.get("max_output_bytes", 32768))),
-        limits=Limits(
-            address_space_mb=cfg.get("max_memory_mb", 2048),
-            file_size_mb=cfg.get("max_file_size_mb", 256),
-            processes=cfg.get("max_processes"),
-        ),
-        install_deps=bool(cfg.get("install_deps", False)),
-        deps_timeout=float(cfg.get("deps_timeout", 300)),
+        default_timeout=settings.default_timeout,
+        max_timeout=settings.max_timeout,
+        env_names=tuple(settings.env_allowlist),
+        max_output_bytes=settings.max_output_bytes,
+        limits=settings.limits,
+        install_deps=settings.install_deps,
+        deps_timeout=settings.deps_timeout,
+        kernel=kernel,
     )
 
 
@@ -338,32 +374,27 @@ def _list_files(folder: str) -> list[str]:
 
 
 def _read_inside(folder: str, path: str, limit: int) -> tuple[str, bytes]:
-    """Read up to ``limit`` bytes of ``path`` inside ``folder``; no '..', no absolute path, no link."""
+    """Read up to ``limit`` bytes of ``path`` inside ``folder``, confined by the one path rule."""
     cleaned = path.strip().replace("\\", "/")
-    if "\x00" in cleaned or not cleaned:
+    if not cleaned or cleaned in (".", "/"):
         raise ToolCallError("give a file path as listed by load_skill, e.g. 'reference/notes.md'")
-    parts = [p for p in cleaned.split("/") if p not in ("", ".")]
-    if cleaned.startswith(("/", "~")) or ".." in parts or not parts:
-        raise ToolCallError(f"{path!r} is outside the skill folder; use a path as listed by load_skill")
-    real_folder = os.path.realpath(folder)
-    current = real_folder
-    for i, part in enumerate(parts):
-        current = os.path.join(current, part)
-        if os.path.islink(current):
-            raise ToolCallError(f"{path!r} goes through a link, which is not allowed; read another file")
-        if i < len(parts) - 1 and not os.path.isdir(current):
-            break
-    if not os.path.isfile(current):
+    try:
+        target = Sandbox(folder).resolve(cleaned, "path")
+    except (PermissionError, ValueError):
+        raise ToolCallError(
+            f"{path!r} is outside the skill folder (or goes through a link out of it); "
+            "use a path as listed by load_skill"
+        ) from None
+    if not os.path.isfile(target.real):
         raise ToolCallError(f"{path!r} does not exist in skill folder; use a path as listed by load_skill")
     try:
-        # The checks above give helpful messages; safety comes from opening every component with
-        # O_NOFOLLOW from a descriptor of the folder (a link swapped in for a PARENT folder after
-        # the check would otherwise be followed) and from refusing non-regular files without
-        # blocking (a FIFO swapped in for the file would hang the open forever).
-        with Sandbox(real_folder).open_dir(parts[:-1]) as dir_fd:
-            fd = open_regular_file(dir_fd, parts[-1])
+        # The resolved path is opened component by component with O_NOFOLLOW from a descriptor of
+        # the folder: a link swapped in after the check fails the open instead of leading out, and
+        # a FIFO swapped in for the file is refused without blocking.
+        with Sandbox(folder).open_dir(target.parts[:-1]) as dir_fd:
+            fd = open_regular_file(dir_fd, target.parts[-1])
     except OSError as exc:
         raise ToolCallError(f"{path!r} cannot be read ({exc}); read another file") from exc
     with os.fdopen(fd, "rb") as fh:
         data = fh.read(limit)
-    return "/".join(parts), data
+    return target.rel, data
