@@ -258,6 +258,11 @@ class ShellToolBox(ToolBox):
             program, argv = "/bin/sh", ["/bin/sh", "-c", args.command]
         else:
             program, argv = self._checked_argv(args.command, env["PATH"], cwd)
+        if not self.kernel.can_run(program, [self.root.root], []):
+            raise ToolCallError(
+                f"{argv[0]!r} ({program}) lies outside the folders the sandbox runs programs from "
+                "(/usr, /bin, /lib and the root folder); use a system program"
+            )
         timeout = min(max(args.timeout, 1), s.max_timeout)
         LOG.info(f"{TOOLBOX_ID}: running {argv[:20]!r} in {cwd} (timeout {timeout:g}s)")
         sandboxed = self.kernel.active

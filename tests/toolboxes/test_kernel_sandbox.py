@@ -162,8 +162,11 @@ def test_diagnostics_report_the_sandbox(tmp_path: Path) -> None:
     assert "OFF" in make_shell(tmp_path, sandbox=False).diagnostics()[-1]
 
 
-def test_require_sandbox_refuses_to_start_without_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_require_sandbox_refuses_to_start_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ovos_log
+) -> None:
     monkeypatch.setattr("ovos_agentic_loop_toolboxes._core.kernel._abi", 0)
+    monkeypatch.setattr("ovos_agentic_loop_toolboxes._core.kernel._warned", set())
     with pytest.raises(ToolboxConfigError, match="require_sandbox"):
         make_shell(tmp_path, require_sandbox=True)
     with pytest.raises(ToolboxConfigError, match="require_sandbox"):
@@ -174,6 +177,33 @@ def test_require_sandbox_refuses_to_start_without_it(tmp_path: Path, monkeypatch
     box = make_shell(tmp_path, allowed_commands=["echo"])
     assert "NOT AVAILABLE" in box.diagnostics()[-1]
     assert box.call_tool("run_command", {"command": "echo ok"}).stdout == "ok\n"
+    assert box.call_tool("run_command", {"command": "echo again"}).stdout == "again\n"
+    said = [w for w in ovos_log.at("warning") if "NOT AVAILABLE" in w]
+    assert len(said) == 1 and "ovos-shell-tools" in said[0]
+
+
+@needs_landlock
+def test_a_program_outside_the_sandboxs_folders_is_explained(tmp_path: Path) -> None:
+    home_bin = Path.home() / f".ovos-test-bin-{os.getpid()}"
+    home_bin.mkdir()
+    try:
+        (home_bin / "tool").write_text("#!/bin/sh\necho hi\n")
+        (home_bin / "tool").chmod(0o755)
+        with pytest.raises(RuntimeError) as excinfo:
+            make_shell(tmp_path).call_tool("run_command", {"command": str(home_bin / "tool")})
+        assert "outside the folders the sandbox runs programs from" in str(excinfo.value.__cause__)
+    finally:
+        for item in home_bin.iterdir():
+            item.unlink()
+        home_bin.rmdir()
+
+
+@needs_landlock
+def test_a_program_reads_its_own_proc_folder_only(dirs: tuple[Path, Path]) -> None:
+    root, _ = dirs
+    box = make_shell(root, allowed_commands=["cat", "df"])
+    assert box.call_tool("run_command", {"command": "cat /proc/self/status"}).stdout.startswith("Name:")
+    assert box.call_tool("run_command", {"command": "df"}).success  # reads /proc/self/mountinfo
 
 
 def test_python_itself_is_found_inside_the_sandbox(tmp_path: Path) -> None:

@@ -55,15 +55,12 @@ SYSTEM_ETC = (
     "/etc/locale.alias", "/etc/locale.conf", "/etc/default/locale", "/etc/mime.types", "/etc/magic",
     "/etc/inputrc",
 )  # fmt: skip
-# System information a program may read about the machine; never another process's folder.
+# System information a program may read about the machine, and its OWN /proc folder: the launcher
+# opens "/proc/self" in the child, and exec keeps the pid. Never another process's folder.
 SYSTEM_PROC = (
-    "/proc/meminfo",
-    "/proc/cpuinfo",
-    "/proc/stat",
-    "/proc/uptime",
-    "/proc/loadavg",
-    "/proc/version",
-)
+    "/proc/meminfo", "/proc/cpuinfo", "/proc/stat", "/proc/uptime", "/proc/loadavg", "/proc/version",
+    "/proc/self",
+)  # fmt: skip
 DEVICES_RW = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 _abi: int | None = None
@@ -150,22 +147,29 @@ class KernelSandbox:
 
     def policy(self, write: list[str], read: list[str]) -> landlock.Policy:
         """The rules for one run: ``write`` folders (root, temp) and extra ``read`` folders."""
-        python = {
-            sys.base_prefix,
-            sys.prefix,
-            sys.exec_prefix,
-            os.path.dirname(os.path.realpath(sys.executable)),
-        }
         return landlock.Policy(
-            read=[*SYSTEM_READ, *SYSTEM_ETC, *_python_etc(), *SYSTEM_PROC, *sorted(python), *read],
+            read=[*SYSTEM_READ, *SYSTEM_ETC, *_python_etc(), *SYSTEM_PROC, *_python_dirs(), *read],
             write=list(write),
             files_rw=list(DEVICES_RW),
             network=self.allow_network,
         )
 
+    def can_run(self, program: str, write: list[str], read: list[str]) -> bool:
+        """Whether the sandbox lets ``program`` (a real path) execute; always True when off."""
+        if not self.active:
+            return True
+        folders = [*SYSTEM_READ, *_python_dirs(), *read, *write]
+        return any(program == f or program.startswith(f.rstrip("/") + "/") for f in folders)
+
     def policy_json(self, write: list[str], read: list[str]) -> dict[str, object] | None:
         """The policy as the launcher reads it, or None when runs are not confined."""
         return dataclasses.asdict(self.policy(write, read)) if self.active else None
+
+
+def _python_dirs() -> list[str]:
+    """The running Python's installation (skill scripts run with it), venv and base."""
+    here = os.path.dirname(os.path.realpath(sys.executable))
+    return sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)} | {here})
 
 
 def _python_etc() -> list[str]:
