@@ -6,6 +6,7 @@ separate Python process as the assistant so its exit can be observed from outsid
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -67,8 +68,11 @@ def run_assistant(root: Path, ending: str) -> tuple[subprocess.Popen[str], int, 
     return proc, int((root / "fg.pid").read_text()), int((root / "bg.pid").read_text())
 
 
-def cleanup(*pids: int) -> None:
-    for pid in pids:
+def cleanup(fg: int, bg: int) -> None:
+    """Kill what a failed test left: the command's whole group (fg leads it) and the background child."""
+    with contextlib.suppress(OSError):
+        os.killpg(fg, signal.SIGKILL)
+    for pid in (fg, bg):
         if pid_alive(pid):
             os.kill(pid, signal.SIGKILL)
 
