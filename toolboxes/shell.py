@@ -286,6 +286,11 @@ class ShellToolBox(ToolBox):
                 f"killed after {timeout:g} seconds, with every process it started; "
                 "run something quicker or on less input"
             )
+        if sandboxed and result.returncode != 0 and "Permission denied" in result.stderr:
+            notes.append(
+                "the sandbox lets programs read only the root folder and system folders, write only "
+                "the root folder, and (unless allowed) open no network connections"
+            )
         if args.timeout > s.max_timeout:
             notes.append(f"the timeout was capped at {s.max_timeout:g} seconds (the most allowed here)")
         return RunCommandOutput(

@@ -60,6 +60,7 @@ def test_allowlisted_cat_cannot_read_a_file_outside_the_root(dirs: tuple[Path, P
     )
     assert not out.success and "the secret" not in out.stdout
     assert "Permission denied" in out.stderr
+    assert "the sandbox lets programs read only the root folder" in out.note
 
 
 @needs_landlock
