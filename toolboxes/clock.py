@@ -223,6 +223,10 @@ class ClockToolBox(ToolBox):
             raise ToolboxConfigError(f"{TOOLBOX_ID}: key 'timezone': {exc}") from None
         super().__init__(TOOLBOX_ID, config, bus)
 
+    def diagnostics(self) -> list[str]:
+        """Status lines for ``doctor``: the zone used when a call names none."""
+        return [f"default time zone: {zone_name(datetime.now(self.default_zone))}"]
+
     def discover_tools(self) -> list[AgentTool]:
         """The five clock and calendar tools."""
         return [

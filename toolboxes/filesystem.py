@@ -142,6 +142,11 @@ class FileSystemToolBox(ToolBox):
             raise ToolboxConfigError(f"{TOOLBOX_ID}: {exc}") from None
         super().__init__(TOOLBOX_ID, config, bus)
 
+    def diagnostics(self) -> list[str]:
+        """Status lines for ``doctor``: the root folder and whether writing is on."""
+        write = "ON" if self.settings.allow_write else "OFF (allow_write is false)"
+        return [f"files under {self.sandbox.root}; write_file {write}"]
+
     def discover_tools(self) -> list[AgentTool]:
         """The five file tools; write_file stays listed but refuses when writing is off."""
         write_state = (

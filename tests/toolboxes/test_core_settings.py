@@ -104,3 +104,17 @@ def test_process_timeouts_default_below_the_loops_tool_timeout(tmp_path: Path) -
         shell.tools["run_command"].argument_schema.model_fields["timeout"].default
         <= shell.settings.max_timeout
     )
+
+
+def test_diagnostics_describe_each_toolbox_for_doctor(tmp_path: Path) -> None:
+    files = build("ovos-filesystem-tools", root_path=str(tmp_path)).diagnostics()
+    assert files == [f"files under {tmp_path.resolve()}; write_file OFF (allow_write is false)"]
+    assert build("ovos-clock-tools", timezone="europe/lisbon").diagnostics() == [
+        "default time zone: Europe/Lisbon"
+    ]
+    assert build("ovos-shell-tools", root_path=str(tmp_path)).diagnostics() == [
+        "run_command: OFF (allow_shell is false)"
+    ]
+    assert build("ovos-skill-md-toolbox", allow_scripts=False).diagnostics() == [
+        "skill scripts: OFF (allow_scripts is false)"
+    ]
