@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo, available_timezones
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from pydantic import Field
 
-from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError
+from ovos_agentic_loop_toolboxes._core.errors import BadInput, ToolboxConfigError
 from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
 
 TOOLBOX_ID = "ovos-clock-tools"
@@ -78,7 +78,7 @@ def resolve_zone(text: str) -> tzinfo:
 def _check_short(text: str, what: str) -> None:
     """Refuse long text before fuzzy matching (difflib is quadratic in the length)."""
     if len(text) > MAX_SHORT_CHARS:
-        raise ValueError(
+        raise BadInput(
             f"the {what} is {len(text)} characters long; the limit is {MAX_SHORT_CHARS}: "
             "write it briefly, such as 'Europe/Lisbon' or '2025-03-14'"
         )

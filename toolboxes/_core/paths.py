@@ -20,6 +20,8 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ovos_agentic_loop_toolboxes._core.errors import BadInput, PathRefused
+
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 EXAMPLE_PATH = "notes/todo.txt"
@@ -50,19 +52,19 @@ class Sandbox:
         self.root = real
 
     def resolve(self, path: str, what: str = "path") -> InRoot:
-        """Resolve a model-supplied path; raise ``PermissionError`` if it ends outside the root.
+        """Resolve a model-supplied path; raise ``PathRefused`` (a ``PermissionError``) if outside the root.
 
         An absolute path inside the root is accepted, because small models copy paths from
         earlier outputs or from the system prompt.
         """
         if len(path) > MAX_PATH_CHARS:
-            raise ValueError(
+            raise BadInput(
                 f"{what} is {len(path)} characters long; the limit is {MAX_PATH_CHARS}: "
                 f"use a shorter path such as {EXAMPLE_PATH!r}"
             )
         cleaned = check_text(path, what).strip()
         if cleaned.startswith("~"):
-            raise PermissionError(
+            raise PathRefused(
                 f"{what} {path!r} starts with '~'; use a path relative to the root such as {EXAMPLE_PATH!r}"
             )
         joined = cleaned if os.path.isabs(cleaned) else os.path.join(self.root, cleaned or ".")
@@ -74,7 +76,7 @@ class Sandbox:
                 if os.path.isabs(cleaned)
                 else "it leaves the root (through '..' or a link)"
             )
-            raise PermissionError(
+            raise PathRefused(
                 f"{what} {path!r} is outside the allowed folder: {hint}; "
                 f"use a path relative to the root such as {EXAMPLE_PATH!r}"
             )
@@ -112,7 +114,7 @@ class Sandbox:
                     raise NotADirectoryError(f"{name!r} is a file, not a folder") from None
                 except OSError as exc:
                     # ELOOP: the component became a symlink after the path was checked.
-                    raise PermissionError(f"{name!r} changed while it was being opened") from exc
+                    raise PathRefused(f"{name!r} changed while it was being opened") from exc
                 os.close(fd)
                 fd = child
             yield fd
@@ -123,7 +125,7 @@ class Sandbox:
 def check_text(value: str, what: str) -> str:
     """Refuse NUL bytes, which the OS would otherwise reject with a confusing message."""
     if "\x00" in value:
-        raise ValueError(f"{what} contains a NUL byte; write it as plain text without control characters")
+        raise BadInput(f"{what} contains a NUL byte; write it as plain text without control characters")
     return value
 
 
@@ -138,7 +140,7 @@ def open_regular_file(dir_fd: int, name: str) -> int:
         fd = os.open(name, flags, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # A link appeared after the check.
-            raise PermissionError(f"{name!r} changed while it was being opened") from exc
+            raise PathRefused(f"{name!r} changed while it was being opened") from exc
         raise
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
