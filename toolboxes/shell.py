@@ -64,7 +64,12 @@ from pydantic import ConfigDict, Field
 from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError, ToolCallError
 from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox, run_folders
 from ovos_agentic_loop_toolboxes._core.paths import Sandbox
-from ovos_agentic_loop_toolboxes._core.process import build_env, resolve_executable, run_process
+from ovos_agentic_loop_toolboxes._core.process import (
+    build_env,
+    kill_active_runs,
+    resolve_executable,
+    run_process,
+)
 from ovos_agentic_loop_toolboxes._core.settings import (
     MAX_COMMAND_CHARS,
     MAX_PATH_CHARS,
@@ -208,6 +213,15 @@ class ShellToolBox(ToolBox):
         path = build_env().get("PATH", os.defpath)
         self.allowed = tuple(_parse_allowed(e, path, self.root.root) for e in s.allowed_commands)
         super().__init__(TOOLBOX_ID, config, bus)
+
+    def stop_calls(self, thread_id: int) -> int:
+        """Kill the programs a call running in thread ``thread_id`` started; returns how many runs.
+
+        For a caller that stops waiting for a tool call (the loop at ``tool_timeout``): it can end
+        the call's programs at once instead of leaving them to ``max_timeout``, and tell the model
+        "stopped" only when this returned more than 0.
+        """
+        return kill_active_runs(thread_id)
 
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the switch, the kill deadline and the kernel sandbox."""

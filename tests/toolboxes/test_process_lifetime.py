@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from processes import pid_alive
@@ -110,3 +111,30 @@ def test_a_models_long_timeout_is_capped_and_said(tmp_path: Path, model_timeout:
     assert time.monotonic() - started < 5
     assert out.timed_out and out.returncode == -signal.SIGKILL
     assert "killed after 1 seconds" in out.note and "capped at 1 seconds" in out.note
+
+
+def test_a_caller_that_gives_up_can_stop_exactly_that_calls_programs(tmp_path: Path) -> None:
+    import threading
+
+    from ovos_plugin_manager.persona import find_toolbox_plugins
+
+    box = find_toolbox_plugins()["ovos-shell-tools"](config={"allow_shell": True, "root_path": str(tmp_path)})
+    results: dict[str, Any] = {}
+
+    def call(name: str) -> None:
+        results[name] = box.call_tool("run_command", {"command": "sleep 20", "timeout": 20})
+
+    first = threading.Thread(target=call, args=("first",), daemon=True)
+    other = threading.Thread(target=call, args=("other",), daemon=True)
+    first.start()
+    other.start()
+    time.sleep(0.5)
+    started = time.monotonic()
+    assert first.ident is not None and box.stop_calls(first.ident) == 1
+    first.join(5)
+    assert not first.is_alive() and time.monotonic() - started < 3
+    assert results["first"].returncode == -signal.SIGKILL
+    assert other.is_alive(), "another session's command was stopped too"
+    assert other.ident is not None and box.stop_calls(other.ident) == 1
+    other.join(5)
+    assert box.stop_calls(other.ident) == 0  # nothing left to stop: the caller must not say "stopped"

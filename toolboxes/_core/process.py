@@ -272,7 +272,7 @@ def run_process(
         close_fds=True,
     )
     with _active_lock:
-        _active[proc.pid] = token
+        _active[proc.pid] = (token, threading.get_ident())
     out, err = CappedBuffer(max_output_bytes), CappedBuffer(max_output_bytes)
     try:
         timed_out = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + timeout, token)
@@ -305,20 +305,28 @@ def run_process(
 # Runs still going, pid -> marker: killed at interpreter exit. Tool calls run in daemon threads
 # that the interpreter abandons at exit; the death signal (see _launcher) kills each run's first
 # process then, and this kills what it started (its group and marked processes).
-_active: dict[int, str] = {}
+_active: dict[int, tuple[str, int]] = {}  # pid -> (marker, id of the thread waiting for it)
 _active_lock = threading.Lock()
 
 
-def kill_active_runs() -> int:
-    """SIGKILL every run still going (their groups and marked processes); returns how many."""
+def kill_active_runs(thread_id: int | None = None) -> int:
+    """SIGKILL the runs still going (their groups and marked processes); returns how many.
+
+    With ``thread_id``, only the runs that thread waits for: the caller that gave up on a tool
+    call stops exactly that call's programs, not those of other sessions.
+    """
     with _active_lock:
-        runs = list(_active.items())
+        runs = [(pid, token) for pid, (token, owner) in _active.items() if thread_id in (None, owner)]
     for pid, token in runs:
         _kill_run(pid, token)
     return len(runs)
 
 
-atexit.register(kill_active_runs)
+def _kill_all_at_exit() -> None:
+    kill_active_runs()
+
+
+atexit.register(_kill_all_at_exit)
 
 
 def _pump(proc: subprocess.Popen[bytes], buffers: dict, deadline: float, token: str) -> bool:

@@ -51,6 +51,7 @@ from pydantic import ConfigDict, Field
 from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError, ToolCallError
 from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox
 from ovos_agentic_loop_toolboxes._core.paths import Sandbox, open_regular_file
+from ovos_agentic_loop_toolboxes._core.process import kill_active_runs
 from ovos_agentic_loop_toolboxes._core.settings import (
     MAX_PATH_CHARS,
     MAX_SHORT_CHARS,
@@ -173,6 +174,10 @@ class SkillMDToolBox(ToolBox):
             refresh_interval=settings.refresh_interval,
         )
         super().__init__(TOOLBOX_ID, config, bus)
+
+    def stop_calls(self, thread_id: int) -> int:
+        """Kill the scripts a call running in thread ``thread_id`` started (see ShellToolBox.stop_calls)."""
+        return kill_active_runs(thread_id)
 
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: scripts on or off, their kill deadline and the kernel sandbox."""
