@@ -10,7 +10,7 @@ Argument passing, and why:
 - An optional positional cannot be skipped when a later one is given (argv has no holes).
 - Named options are ``--name VALUE``; flags are ``--name`` when true; env parameters become
   environment variables (never ``PATH``, ``LD_*``, ``PYTHON*``, ``GIT_*`` and the other names of
-  ``_process.is_dangerous_env_name``: refused when the file is parsed).
+  ``_core.process.is_dangerous_env_name``: refused when the file is parsed).
 - No shell is involved, so ``;``, ``$(...)`` and backticks in a value are just characters.
 """
 
