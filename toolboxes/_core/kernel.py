@@ -7,7 +7,9 @@ On Linux with Landlock (5.13+, no privileges needed) the child, before ``exec``,
   (a skill's own folder), and from ``/etc`` only the files programs read to start and resolve names
   (``SYSTEM_ETC``: loader cache, users and groups, time zone, locale, certificates, DNS). Everything
   else in ``/etc``, every home folder, ``/tmp``, ``/var``, ``/proc`` of other processes (their
-  environment holds API keys) and ``/sys`` are refused.
+  environment holds API keys) and ``/sys`` are refused; a program may read its own ``/proc/self``
+  and machine-wide files such as ``/proc/meminfo``. A program file outside these folders (a pyenv
+  shim, ``~/.local/bin``) cannot run: the shell says so before starting it (``can_run``).
 - **write**: ``root_path`` and a private temporary folder made for the run (``TMPDIR`` and ``HOME``
   point at it and it is removed afterwards), plus ``/dev/null``, ``/dev/zero``, ``/dev/full``,
   ``/dev/random``, ``/dev/urandom``.
