@@ -11,7 +11,7 @@ import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 
 BIG = 5_000_000
-FAST = 0.5  # seconds: "well under a second" on a loaded two-core machine
+FAST = 0.9  # seconds; ~0.01 s measured: the margin is for a loaded two-core CI machine
 
 
 def box(name: str, root: Path) -> Any:
