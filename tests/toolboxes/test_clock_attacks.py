@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import time
 
+# "Refused fast" is measured as this thread's CPU time, not wall time: the work is done in this
+# thread, and a busy machine (CI, a compile beside it) stretches wall time but not CPU time.
+
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
@@ -15,10 +18,10 @@ def tb() -> ToolBox:
 
 
 def refused(tb: ToolBox, tool: str, **kwargs: object) -> str:
-    started = time.monotonic()
+    started = time.thread_time()
     with pytest.raises(RuntimeError) as excinfo:
         tb.call_tool(tool, kwargs)
-    assert time.monotonic() - started < 1
+    assert time.thread_time() - started < 1
     assert isinstance(excinfo.value.__cause__, ValueError), repr(excinfo.value.__cause__)
     return str(excinfo.value.__cause__)
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import time
+
+# "Refused fast" is measured as this thread's CPU time, not wall time: the work is done in this
+# thread, and a busy machine (CI, a compile beside it) stretches wall time but not CPU time.
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -122,9 +125,9 @@ def test_huge_file_read_is_bounded(world: tuple[ToolBox, Path, Path]) -> None:
 def test_catastrophic_regex_returns_quickly(world: tuple[ToolBox, Path, Path]) -> None:
     tb, root, _ = world
     (root / "evil.txt").write_text("ok line\n" + "a" * 30000 + "!\n")
-    started = time.monotonic()
+    started = time.thread_time()
     out = tb.call_tool("search_in_files", {"pattern": "(a+)+$"})
-    assert time.monotonic() - started < 4
+    assert time.thread_time() - started < 4
     assert out.truncated and "ran out of time" in out.note
 
 
@@ -168,9 +171,9 @@ def test_backtracking_glob_cannot_freeze_the_process(world: tuple[ToolBox, Path,
         "list_directory": {"path": ".", "pattern": glob},
         "search_in_files": {"pattern": "x", "glob": glob},
     }[tool]
-    started = time.monotonic()
+    started = time.thread_time()
     tb.call_tool(tool, kwargs)
-    assert time.monotonic() - started < 3
+    assert time.thread_time() - started < 3
 
 
 def test_stacked_double_stars_do_not_backtrack(world: tuple[ToolBox, Path, Path]) -> None:
@@ -178,12 +181,12 @@ def test_stacked_double_stars_do_not_backtrack(world: tuple[ToolBox, Path, Path]
     deep = root.joinpath(*["d"] * 25)
     deep.mkdir(parents=True)
     (deep / "f.txt").write_text("x\n")
-    started = time.monotonic()
+    started = time.thread_time()
     assert tb.call_tool("find_files", {"glob": "**/" * 20 + "f.txt"}).files == [
         "/".join(["d"] * 25) + "/f.txt"
     ]
     assert tb.call_tool("find_files", {"glob": "**/d/" * 20 + "x.txt"}).files == []
-    assert time.monotonic() - started < 3
+    assert time.thread_time() - started < 3
 
 
 @pytest.mark.timeout(20)
@@ -197,9 +200,9 @@ def test_pattern_that_unrolls_to_gigabytes_is_refused(
     # The regex timeout covers matching, not compiling: 'regex' unrolls counted repeats at compile
     # time, so 'a{1000000000}' alone used to allocate hundreds of gigabytes.
     tb, _, _ = world
-    started = time.monotonic()
+    started = time.thread_time()
     error = refused(tb, "search_in_files", {"pattern": pattern})
-    assert time.monotonic() - started < 1
+    assert time.thread_time() - started < 1
     assert "repeats too much" in str(error) or "not supported" in str(error)
 
 

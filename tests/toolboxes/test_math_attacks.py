@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import time
+
+# "Refused fast" is measured as this thread's CPU time, not wall time: the work is done in this
+# thread, and a busy machine (CI, a compile beside it) stretches wall time but not CPU time.
 from pathlib import Path
 
 import pytest
@@ -19,10 +22,10 @@ def tb() -> ToolBox:
 
 
 def refused(tb: ToolBox, tool: str, **kwargs: object) -> str:
-    started = time.monotonic()
+    started = time.thread_time()
     with pytest.raises(RuntimeError) as excinfo:
         tb.call_tool(tool, kwargs)
-    assert time.monotonic() - started < FAST
+    assert time.thread_time() - started < FAST
     assert isinstance(excinfo.value.__cause__, ValueError), repr(excinfo.value.__cause__)
     return str(excinfo.value.__cause__)
 
@@ -99,16 +102,16 @@ def test_equation_with_huge_powers_is_refused_quickly(tb: ToolBox) -> None:
 
 
 def test_polynomial_with_many_divisors_is_quick(tb: ToolBox) -> None:
-    started = time.monotonic()
+    started = time.thread_time()
     out = tb.call_tool("solve_equation", {"equation": "720720*x^12 + x + 720720 = 0"})
-    assert time.monotonic() - started < FAST
+    assert time.thread_time() - started < FAST
     assert out.solutions == [] and out.note == "no real solutions"
 
 
 def test_slow_numeric_equation_is_bounded(tb: ToolBox) -> None:
-    started = time.monotonic()
+    started = time.thread_time()
     out = tb.call_tool("solve_equation", {"equation": "sin(x) * factorial(900) = 0"})
-    assert time.monotonic() - started < 3
+    assert time.thread_time() - started < 3
     assert out.method == "numeric"
 
 
