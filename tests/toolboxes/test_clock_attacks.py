@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import time
-
-# "Refused fast" is measured as this thread's CPU time, not wall time: the work is done in this
-# thread, and a busy machine (CI, a compile beside it) stretches wall time but not CPU time.
+import time  # "fast" is this thread's CPU time: a busy machine stretches wall time, not CPU time
 
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import os
-import time
-
-# "Refused fast" is measured as this thread's CPU time, not wall time: the work is done in this
-# thread, and a busy machine (CI, a compile beside it) stretches wall time but not CPU time.
+import time  # "fast" is this thread's CPU time: a busy machine stretches wall time, not CPU time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
