@@ -11,8 +11,10 @@ A persona lists the loop in ``handlers`` and gives it a section of its own::
     }
 
 The brain's and each toolbox's own sections are keys named after them; every other
-key is a field of :class:`LoopConfig`. A wrong type or value raises
-:class:`ConfigError` at construction; an unknown key is logged as a warning.
+key is a field of :class:`LoopConfig`. Types are strict (``"warm_up": "false"`` or
+``"max_iterations": true`` is refused, not converted), and a brain or toolbox section
+that is not a JSON object is refused by name: each raises :class:`ConfigError` at
+construction. An unknown key is logged as a warning.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ovos_utils.log import LOG
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from ovos_agentic_loop.errors import ConfigError
+from ovos_agentic_loop_settings import StrictSection, describe_errors, require_mapping
 
-__all__ = ["DEFAULT_BRAIN", "LoopConfig", "Mode", "parse_config"]
+__all__ = ["DEFAULT_BRAIN", "LOOP_ENTRY_POINTS", "LoopConfig", "Mode", "parse_config"]
 
 Mode = Literal["auto", "native", "text"]
 
@@ -32,15 +35,20 @@ Mode = Literal["auto", "native", "text"]
 #: whose defaults point at the local llama-server (``ovos-agentic-loop server start``).
 DEFAULT_BRAIN = "ovos-openai-brain"
 
+#: The entry points of this project's loops: a persona handler that reads a loop section, and a
+#: name that can never be a brain.
+LOOP_ENTRY_POINTS = frozenset({"ovos-react-loop", "ovos-native-toolcall-loop"})
+
 # Keys that the ecosystem puts into every plugin section: ovos-persona passes
 # {"enabled": True} for a handler without a section, and OPM engines read "lang".
 _ECOSYSTEM_KEYS = frozenset({"enabled", "lang"})
 
 
-class LoopConfig(BaseModel):
+class LoopConfig(StrictSection):
     """Typed view of the loop's persona section. Every field has a default."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    # Extra keys are the brain's and the toolboxes' own sections (checked in parse_config).
+    model_config = ConfigDict(extra="allow")
 
     brain: str | None = Field(
         default=None,
@@ -81,32 +89,47 @@ class LoopConfig(BaseModel):
     max_corrections: int = Field(
         default=1, ge=0, le=5, description="Corrective messages sent back for replies that cannot be parsed."
     )
+    caller_toolboxes: bool = Field(
+        default=False,
+        description="Offer the model tools of toolboxes that the CALLER hands over (ToolBox objects in "
+        "``tools=``, or the tools of installed toolbox plugins that ovos-persona-server adds as dicts). "
+        "Default false: the persona's own 'toolboxes' list is the authority for tools run on this side; "
+        "only the request's client tools (OpenAI dicts) are added, and relayed back to the caller.",
+    )
+
+    @property
+    def brain_name(self) -> str:
+        """The brain's entry-point name: ``brain``, or :data:`DEFAULT_BRAIN` when the section names none."""
+        return self.brain or DEFAULT_BRAIN
 
     def plugin_section(self, name: str) -> dict[str, Any]:
-        """The persona section of a brain or toolbox named ``name`` (``{}`` when absent)."""
+        """The persona section of a brain or toolbox named ``name`` (``{}`` when absent or null)."""
         extra = self.model_extra or {}
-        section = extra.get(name)
-        return dict(section) if isinstance(section, dict) else {}
+        return dict(extra.get(name) or {})
 
 
 def parse_config(raw: dict[str, Any] | None, *, engine_name: str, default_mode: Mode = "auto") -> LoopConfig:
     """Validate a persona section; raise :class:`ConfigError` naming the bad key and what fits."""
-    raw = dict(raw or {})
+    try:
+        raw = require_mapping(raw, what=f"the {engine_name!r} section")
+    except TypeError as exc:
+        raise ConfigError(f"{engine_name}: invalid configuration: {exc}") from exc
     raw.setdefault("mode", default_mode)
     try:
         config = LoopConfig.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(section)'}: {err['msg']} (got {err.get('input')!r})"
-            for err in exc.errors()
-        )
-        raise ConfigError(f"{engine_name}: invalid configuration: {problems}") from exc
+        raise ConfigError(f"{engine_name}: invalid configuration: {describe_errors(exc)}") from exc
+    for name in (config.brain_name, *config.toolboxes):
+        try:
+            require_mapping((config.model_extra or {}).get(name), what=f"the {name!r} section")
+        except TypeError as exc:
+            raise ConfigError(f"{engine_name}: invalid configuration: {exc}") from exc
     _warn_unknown_keys(config, engine_name)
     return config
 
 
 def _warn_unknown_keys(config: LoopConfig, engine_name: str) -> None:
-    named = {config.brain or DEFAULT_BRAIN, *config.toolboxes}
+    named = {config.brain_name, *config.toolboxes}
     for key, value in (config.model_extra or {}).items():
         if key in named or key in _ECOSYSTEM_KEYS:
             continue

@@ -1,14 +1,20 @@
-"""The brain's typed configuration, parsed once from a persona section."""
+"""The brain's typed configuration, parsed once from a persona section.
+
+Types are strict: ``"timeout": "60"`` or ``"max_retries": true`` is refused naming the key, and
+a section that is not a JSON object (say a bare URL string) is refused instead of running on
+the defaults.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from ovos_agentic_loop.errors import BrainConfigError
 from ovos_agentic_loop.local import DEFAULT_MODEL_ALIAS, default_api_url
+from ovos_agentic_loop_settings import StrictSection, describe_errors, require_mapping
 
 __all__ = ["BrainConfig"]
 
@@ -18,10 +24,10 @@ LOG = logging.getLogger(__name__)
 _HOST_KEYS = frozenset({"enabled", "lang", "system_prompt", "persona", "name"})
 
 
-class BrainConfig(BaseModel):
+class BrainConfig(StrictSection):
     """``OpenAIBrain`` settings. Unknown keys are ignored with a warning naming them."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore")
 
     api_url: str = Field(default_factory=default_api_url)
     """OpenAI-compatible ``/v1`` base URL. Default: the local llama-server, ``http://127.0.0.1:8091/v1``."""
@@ -63,15 +69,14 @@ class BrainConfig(BaseModel):
     @classmethod
     def parse(cls, config: dict[str, Any] | None) -> BrainConfig:
         """Validate a config dict; a bad value raises :class:`BrainConfigError` naming the key."""
-        config = dict(config or {})
+        try:
+            config = require_mapping(config, what="the ovos-openai-brain section")
+        except TypeError as exc:
+            raise BrainConfigError(f"Invalid OpenAIBrain config: {exc}") from exc
         unknown = sorted(set(config) - set(cls.model_fields) - _HOST_KEYS)
         if unknown:
             LOG.warning("OpenAIBrain: ignoring unknown config keys %s", unknown)
         try:
             return cls.model_validate(config)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']} (got {err.get('input')!r})"
-                for err in exc.errors()
-            )
-            raise BrainConfigError(f"Invalid OpenAIBrain config: {problems}") from exc
+            raise BrainConfigError(f"Invalid OpenAIBrain config: {describe_errors(exc)}") from exc

@@ -1,0 +1,57 @@
+"""Strict settings for persona sections, shared by the engine and the toolboxes.
+
+Persona JSON is written by hand, and pydantic's default (lax) mode turns a string
+``"false"`` into ``False`` only sometimes and ``true`` into ``1`` for an integer
+field, so ``"max_iterations": true`` or ``"allow_shell": "false"`` would slip through
+as something the author did not mean. A section parsed through :class:`StrictSection`
+accepts only values of the declared JSON type (an integer is still accepted where a
+float belongs), and :func:`describe_errors` turns a validation error into one line
+that names every bad key, what it got and what fits.
+
+This package imports neither ``ovos_agentic_loop`` nor ``ovos_agentic_loop_toolboxes``,
+so both can use it without importing each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+__all__ = ["StrictSection", "describe_errors", "require_mapping"]
+
+
+class StrictSection(BaseModel):
+    """Base for a persona section's typed model: strict types, frozen after parsing.
+
+    Subclasses choose what to do with unknown keys (``extra``) in their own ``model_config``;
+    pydantic merges it with this one.
+    """
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """``key: problem (got value)`` for each error, joined by ``; ``: one line a persona author can act on."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(section)"
+        parts.append(f"{where}: {err['msg']} (got {err.get('input')!r})")
+    return "; ".join(parts)
+
+
+def require_mapping(value: Any, *, what: str) -> dict[str, Any]:
+    """``value`` as a dict; ``None`` means an empty section; anything else is a ``TypeError`` naming ``what``.
+
+    A section written as a string (say the brain's URL instead of ``{"api_url": ...}``) must
+    not quietly become ``{}`` and run on the defaults.
+    """
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(
+        f'{what} must be a JSON object of settings (e.g. {{"key": value}}), '
+        f"got {type(value).__name__} {value!r}"
+    )
