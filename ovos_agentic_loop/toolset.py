@@ -4,20 +4,36 @@ The persona's toolboxes are merged once (the first toolbox wins a name collision
 and converted once with the static ``ToolBox.tools_to_openai_spec``; the merged
 view is rebuilt only when a toolbox's tool names change (the SKILL.md toolbox
 grows tools when skill files appear). Caller tools (ovos-persona-server passes the
-API caller's OpenAI tool dicts) are added per turn; a persona tool wins a name
-collision with them and the caller's duplicate never reaches the model.
+API caller's OpenAI tool dicts) are added per turn by :class:`CallerTools`; a persona
+tool wins a name collision with them and the caller's duplicate never reaches the model.
+
+The caller-tools policy: the persona's ``toolboxes`` list is the authority for tools
+run on this side. The request's client tools (OpenAI dicts) are offered and their
+calls relayed back to the caller. Toolboxes the caller hands over are NOT offered
+unless the loop section sets ``caller_toolboxes: true``: ToolBox objects in ``tools=``,
+and dicts naming a tool of an installed toolbox plugin (ovos-persona-server 0.18
+adds every installed toolbox's tools to the request's, as dicts). Each is logged
+once per engine, not per call.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_utils.log import LOG
 
-__all__ = ["PersonaTools", "ToolSet", "slim_schema"]
+__all__ = [
+    "CallerTools",
+    "PersonaTools",
+    "ToolSet",
+    "WarnOnce",
+    "installed_toolbox_tool_names",
+    "slim_schema",
+]
 
 
 @dataclass(frozen=True)
@@ -33,23 +49,29 @@ class ToolSet:
     def names(self) -> list[str]:
         return [s["function"]["name"] for s in self.specs]
 
-    def with_caller_tools(self, tools: Any, *, engine_name: str) -> ToolSet:
-        """This set plus the caller's tools (ToolBoxes or OpenAI dicts), persona tools winning."""
+    def with_caller_tools(
+        self, tools: Any, *, engine_name: str, warn: Callable[[str, str], None] | None = None
+    ) -> ToolSet:
+        """This set plus the caller's tools (ToolBoxes or OpenAI dicts), persona tools winning.
+
+        ``warn(key, message)`` reports a dropped tool (default: a warning every time).
+        """
         caller_specs = ToolBox.normalize_tools(tools)
         if not caller_specs:
             return self
+        report = warn or (lambda _key, message: LOG.warning(f"{engine_name}: {message}"))
         kept: list[dict[str, Any]] = []
         seen = set(self.owners)
         for spec in caller_specs:
             function = spec.get("function") or {}
             name = function.get("name")
             if not isinstance(name, str) or not name:
-                LOG.warning(f"{engine_name}: a caller tool without a function name was ignored: {spec!r}")
+                report(f"nameless:{spec!r}", f"a caller tool without a function name was ignored: {spec!r}")
                 continue
             if name in seen:
                 owner = self.owners.get(name)
                 who = f"persona toolbox {owner.toolbox_id!r}" if owner else "another caller tool"
-                LOG.warning(f"{engine_name}: caller tool {name!r} dropped: {who} already provides that name")
+                report(f"dup:{name}", f"caller tool {name!r} dropped: {who} already provides that name")
                 continue
             seen.add(name)
             kept.append(spec)
@@ -62,6 +84,99 @@ class ToolSet:
             schemas=schemas,
             caller_names=frozenset(s["function"]["name"] for s in kept),
         )
+
+
+class WarnOnce:
+    """Logs each distinct warning once per engine: a caller that sends the same tools on every
+    call (ovos-persona-server does) must not fill the log with the same lines per model call."""
+
+    def __init__(self, engine_name: str) -> None:
+        self._engine_name = engine_name
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, key: str, message: str) -> None:
+        with self._lock:
+            if key in self._seen:
+                return
+            self._seen.add(key)
+        LOG.warning(f"{self._engine_name}: {message}")
+
+
+class CallerTools:
+    """The caller-tools policy of one engine (see the module docstring); immutable but for its log."""
+
+    def __init__(self, *, accept_toolboxes: bool, engine_name: str) -> None:
+        self.accept_toolboxes = accept_toolboxes
+        self.engine_name = engine_name
+        self.warn = WarnOnce(engine_name)
+
+    def add_to(self, toolset: ToolSet, tools: Any) -> ToolSet:
+        """``toolset`` plus the caller's tools that this policy offers."""
+        offered = tools if self.accept_toolboxes else self._client_tools_only(toolset, tools)
+        return toolset.with_caller_tools(offered, engine_name=self.engine_name, warn=self.warn)
+
+    def _client_tools_only(self, toolset: ToolSet, tools: Any) -> list[dict[str, Any]]:
+        items = tools if isinstance(tools, (list, tuple)) else [tools]
+        specs: list[dict[str, Any]] = []
+        for item in items:
+            if isinstance(item, ToolBox):
+                self.warn(
+                    f"toolbox:{item.toolbox_id}",
+                    f"toolbox {item.toolbox_id!r} passed by the caller is ignored: this persona's "
+                    "'toolboxes' list decides which toolboxes run here (set 'caller_toolboxes': true "
+                    "in the loop section to offer a caller's toolboxes)",
+                )
+            elif isinstance(item, dict):
+                specs.append(item)
+            else:
+                self.warn(
+                    f"type:{type(item).__name__}",
+                    f"a caller tool of type {type(item).__name__} "
+                    "is ignored: tools are OpenAI tool dicts or ToolBox objects",
+                )
+        foreign = installed_toolbox_tool_names() - set(toolset.owners) if specs else frozenset()
+        client: list[dict[str, Any]] = []
+        for spec in specs:
+            name = str((spec.get("function") or {}).get("name"))
+            # ovos-persona-server renames two installed tools of one name to "<toolbox_id>__<name>".
+            if name in foreign or name.partition("__")[2] in foreign:
+                self.warn(
+                    f"installed:{name}",
+                    f"caller tool {name!r} is ignored: it is a tool of an installed toolbox plugin that "
+                    "this persona does not list (ovos-persona-server offers every installed toolbox); "
+                    "add the toolbox to 'toolboxes', or set 'caller_toolboxes': true to offer it",
+                )
+                continue
+            client.append(spec)
+        return client
+
+
+_installed_names: frozenset[str] | None = None
+_installed_lock = threading.Lock()
+
+
+def installed_toolbox_tool_names() -> frozenset[str]:
+    """The tool names of every installed toolbox plugin, built with its defaults; once per process.
+
+    Only used when a caller passes tool dicts, to recognise the installed toolboxes' tools that
+    ovos-persona-server mixes into the request's client tools. A plugin that fails to build
+    contributes nothing (it could not have been offered by the server either).
+    """
+    global _installed_names
+    if _installed_names is None:
+        with _installed_lock:
+            if _installed_names is None:
+                from ovos_plugin_manager.persona import find_toolbox_plugins
+
+                names: set[str] = set()
+                for entry_point, cls in find_toolbox_plugins().items():
+                    try:
+                        names.update(cls(config={}, bus=None).tools)
+                    except Exception as exc:  # noqa: BLE001 - a third-party plugin may raise anything
+                        LOG.debug(f"toolbox {entry_point!r} could not be built with defaults: {exc}")
+                _installed_names = frozenset(names)
+    return _installed_names
 
 
 class PersonaTools:
