@@ -21,11 +21,12 @@ from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, Messa
 from ovos_utils.log import LOG
 
 from ovos_agentic_loop.brain_call import BrainHandle
-from ovos_agentic_loop.config import DEFAULT_BRAIN, LoopConfig, Mode, parse_config
+from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
 from ovos_agentic_loop.daemon_pool import shared_pool
 from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepEvent, StepKind, StepListener
 from ovos_agentic_loop.loading import load_brain, load_toolboxes, require_installed_brain
-from ovos_agentic_loop.toolset import PersonaTools, ToolSet
+from ovos_agentic_loop.personas import LoopPlan
+from ovos_agentic_loop.toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop.turn import Turn, TurnSetup
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
@@ -60,7 +61,11 @@ class AgentLoopEngine(ChatEngine):
         self.settings: LoopConfig = parse_config(
             config, engine_name=self.engine_name, default_mode=self.default_mode
         )
+        self._plan = LoopPlan.from_settings(self.engine_name, self.settings)
         self.bus = bus
+        self._caller_tools = CallerTools(
+            accept_toolboxes=self.settings.caller_toolboxes, engine_name=self.engine_name
+        )
         self._listeners: list[StepListener] = []
         self._lock = threading.Lock()
         self._brain: BrainHandle | None = None
@@ -69,9 +74,8 @@ class AgentLoopEngine(ChatEngine):
         elif self.settings.brain:
             require_installed_brain(self.settings.brain, engine_name=self.engine_name)
         if toolboxes is None:
-            sections = {name: self.settings.plugin_section(name) for name in self.settings.toolboxes}
             toolboxes = load_toolboxes(
-                self.settings.toolboxes, sections, bus=bus, engine_name=self.engine_name
+                self.settings.toolboxes, self._plan.toolbox_sections, bus=bus, engine_name=self.engine_name
             )
         self._tools = PersonaTools(list(toolboxes), engine_name=self.engine_name)
         self.warmed_up = threading.Event()
@@ -130,10 +134,11 @@ class AgentLoopEngine(ChatEngine):
     ) -> AgentMessage:
         """Run one turn and return the final assistant message.
 
-        ``tools``: the caller's tools (OpenAI tool dicts or ToolBoxes), offered beside
-        the persona's. When the model calls one of them, the returned message carries
+        ``tools``: the caller's client tools (OpenAI tool dicts), offered beside the
+        persona's. When the model calls one of them, the returned message carries
         those ``tool_calls`` for the caller to run; send the TOOL results back in the
-        next call to continue.
+        next call to continue. Toolboxes the caller hands over are offered only with
+        ``caller_toolboxes: true`` (see :mod:`ovos_agentic_loop.toolset`).
         """
         self._await_warm_up()
         turn = self._new_turn(messages, session_id, lang, units, tools)
@@ -212,7 +217,7 @@ class AgentLoopEngine(ChatEngine):
         brain = self._brain_handle()
         toolset: ToolSet = self._tools.current()
         if tools:
-            toolset = toolset.with_caller_tools(tools, engine_name=self.engine_name)
+            toolset = self._caller_tools.add_to(toolset, tools)
         text_mode = self.settings.mode == "text" or not brain.supports_tools
         setup = TurnSetup(
             engine_name=self.engine_name,
@@ -229,9 +234,8 @@ class AgentLoopEngine(ChatEngine):
         if self._brain is None:
             with self._lock:
                 if self._brain is None:
-                    name = self.settings.brain or DEFAULT_BRAIN
                     engine = load_brain(
-                        name, self.settings.plugin_section(name), engine_name=self.engine_name
+                        self._plan.brain, self._plan.brain_section, engine_name=self.engine_name
                     )
                     self.set_brain(engine)
         assert self._brain is not None

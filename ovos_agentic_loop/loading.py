@@ -15,12 +15,14 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ChatEngine
 from ovos_utils.log import LOG
 
-from ovos_agentic_loop.errors import PluginNotFound
+from ovos_agentic_loop.config import LOOP_ENTRY_POINTS as _LOOP_ENTRY_POINTS
+from ovos_agentic_loop.errors import LoopError, PluginNotFound
 
-__all__ = ["load_brain", "load_toolboxes", "require_installed_brain"]
+__all__ = ["ToolboxNotLoaded", "load_brain", "load_toolbox", "load_toolboxes", "require_installed_brain"]
 
 
-_LOOP_ENTRY_POINTS = frozenset({"ovos-react-loop", "ovos-native-toolcall-loop"})
+class ToolboxNotLoaded(LoopError):
+    """A toolbox that is not installed, raised while being built, or has no tools; the message says which."""
 
 
 def require_installed_brain(name: str, *, engine_name: str) -> None:
@@ -70,28 +72,42 @@ def load_toolboxes(
     available = find_toolbox_plugins()
     loaded: list[ToolBox] = []
     for name in names:
-        cls = available.get(name)
-        if cls is None:
-            LOG.warning(
-                f"{engine_name}: toolbox {name!r} is not installed (installed toolboxes: "
-                f"{', '.join(sorted(available)) or 'none'}); 'toolboxes' takes entry-point names. Skipped."
-            )
-            continue
         try:
-            toolbox = cls(config=sections.get(name, {}), bus=bus)
-        except Exception as exc:  # noqa: BLE001 - a third-party plugin may raise anything; reported
-            LOG.warning(
-                f"{engine_name}: toolbox {name!r} failed to load: {type(exc).__name__}: {exc}. Skipped."
-            )
-            continue
-        if not toolbox.tools:
-            LOG.warning(
-                f"{engine_name}: toolbox {name!r} loaded ZERO tools (its discover_tools() failed or "
-                f"returned nothing; check its config section {sections.get(name, {})!r}). Skipped."
-            )
+            toolbox = load_toolbox(name, sections.get(name, {}), available=available, bus=bus)
+        except ToolboxNotLoaded as exc:
+            LOG.warning(f"{engine_name}: {exc} Skipped.")
             continue
         LOG.info(
             f"{engine_name}: toolbox {name!r} loaded {len(toolbox.tools)} tools: {', '.join(toolbox.tools)}"
         )
         loaded.append(toolbox)
     return loaded
+
+
+def load_toolbox(
+    name: str, section: dict[str, Any], *, available: dict[str, Any] | None = None, bus: Any = None
+) -> ToolBox:
+    """Build one toolbox, or raise :class:`ToolboxNotLoaded` saying why (missing, failed, zero tools).
+
+    ``available`` is ``find_toolbox_plugins()`` when the caller already has it (it loads every entry point).
+    """
+    if available is None:
+        from ovos_plugin_manager.persona import find_toolbox_plugins
+
+        available = find_toolbox_plugins()
+    cls = available.get(name)
+    if cls is None:
+        raise ToolboxNotLoaded(
+            f"toolbox {name!r} is not installed (installed toolboxes: "
+            f"{', '.join(sorted(available)) or 'none'}); 'toolboxes' takes entry-point names."
+        )
+    try:
+        toolbox: ToolBox = cls(config=section, bus=bus)
+    except Exception as exc:  # a third-party plugin may raise anything; reported by the caller
+        raise ToolboxNotLoaded(f"toolbox {name!r} failed to load: {type(exc).__name__}: {exc}.") from exc
+    if not toolbox.tools:
+        raise ToolboxNotLoaded(
+            f"toolbox {name!r} loaded ZERO tools (its discover_tools() failed or "
+            f"returned nothing; check its config section {section!r})."
+        )
+    return toolbox

@@ -1,0 +1,168 @@
+"""Persona file -> loop section -> brain + toolboxes: the one path the runtime, the CLI and doctor share.
+
+    find_persona("researcher")          a path, ./personas/<name>.json, or a persona shipped in the package
+      -> Persona.handler, .handler_section   the first handler and its section, as ovos-persona passes it
+      -> loop_plan(handler, section)    for one of this project's loops: the parsed LoopConfig, the brain's
+                                        name and section, each toolbox's name and section
+      -> build_engine(persona)          the handler built the way ovos-persona builds it
+
+The engine reads its brain and toolboxes through :class:`LoopPlan` too, so ``doctor`` checks exactly
+the names, sections and defaults the engine will use, and cannot drift from it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
+from ovos_agentic_loop.errors import LoopError, PluginNotFound
+
+__all__ = [
+    "SHIPPED_PACKAGE",
+    "LoopPlan",
+    "Persona",
+    "PersonaError",
+    "build_engine",
+    "find_persona",
+    "loop_class",
+    "loop_plan",
+    "shipped_personas",
+]
+
+#: Where the repository folder ``personas/`` is installed (pyproject ``package-dir``).
+SHIPPED_PACKAGE = "ovos_agentic_loop.shipped_personas"
+
+
+class PersonaError(LoopError):
+    """A persona that cannot be found or read; the message says where it looked or what is wrong."""
+
+
+@dataclass(frozen=True)
+class Persona:
+    """A persona as ovos-persona reads it: a name, ``handlers`` in fallback order, one section per handler."""
+
+    source: str  # a file path, or "shipped:<name>" for one read from the package
+    data: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.data.get("name") or "?")
+
+    @property
+    def handler(self) -> str:
+        """The first handler: the one ``chat`` and ``doctor`` use."""
+        handlers = self.data.get("handlers") or self.data.get("solvers") or [""]
+        return str(handlers[0])
+
+    @property
+    def handler_section(self) -> dict[str, Any]:
+        """The handler's config exactly as ovos-persona passes it (``{"enabled": True}`` when absent)."""
+        section = self.data.get(self.handler)
+        return section if section is not None else {"enabled": True}
+
+
+@dataclass(frozen=True)
+class LoopPlan:
+    """What one of this project's loops will load for a persona section."""
+
+    handler: str
+    settings: LoopConfig
+    brain: str  # entry-point name (the default brain when the section names none)
+    brain_section: dict[str, Any] = field(default_factory=dict)
+    toolbox_sections: dict[str, dict[str, Any]] = field(default_factory=dict)  # in the section's order
+
+    @classmethod
+    def from_settings(cls, handler: str, settings: LoopConfig) -> LoopPlan:
+        return cls(
+            handler=handler,
+            settings=settings,
+            brain=settings.brain_name,
+            brain_section=settings.plugin_section(settings.brain_name),
+            toolbox_sections={name: settings.plugin_section(name) for name in settings.toolboxes},
+        )
+
+
+def shipped_personas() -> dict[str, Traversable]:
+    """The personas shipped inside the package, by name (file name without ``.json``)."""
+    root = resources.files(SHIPPED_PACKAGE)
+    return {
+        entry.name.removesuffix(".json"): entry
+        for entry in root.iterdir()
+        if entry.name.endswith(".json") and entry.is_file()
+    }
+
+
+def find_persona(name_or_path: str, *, cwd: Path | None = None) -> Persona:
+    """A persona JSON path, else ``personas/<name>.json`` under ``cwd``, else a shipped persona by name."""
+    direct = Path(name_or_path).expanduser()
+    if direct.is_file():
+        return _parse(direct.read_text(encoding="utf-8"), str(direct))
+    name = name_or_path.removesuffix(".json")
+    local = (cwd or Path.cwd()) / "personas" / f"{name}.json"
+    if local.is_file():
+        return _parse(local.read_text(encoding="utf-8"), str(local))
+    shipped = shipped_personas()
+    if name in shipped:
+        return _parse(shipped[name].read_text(encoding="utf-8"), f"shipped:{name}")
+    raise PersonaError(
+        f"persona {name_or_path!r} not found: not a file, no {local}, and not a shipped persona "
+        f"(shipped: {', '.join(sorted(shipped)) or 'none'})"
+    )
+
+
+def _parse(text: str, source: str) -> Persona:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PersonaError(f"{source}: not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise PersonaError(f"{source}: a persona is a JSON object, got {type(data).__name__}")
+    handlers = data.get("handlers") or data.get("solvers")
+    if not isinstance(handlers, list) or not handlers or not all(isinstance(h, str) for h in handlers):
+        raise PersonaError(f"{source}: a persona needs a non-empty 'handlers' list of chat plugin names")
+    return Persona(source=source, data=data)
+
+
+def loop_class(handler: str) -> type | None:
+    """The engine class of ``handler`` when it is one of this project's loops, else ``None``."""
+    from ovos_plugin_manager.agents import load_chat_plugin
+
+    from ovos_agentic_loop.engine import AgentLoopEngine  # lazy: the engine imports this module's siblings
+
+    try:
+        cls = load_chat_plugin(handler)
+    except Exception:  # noqa: BLE001 - a broken third-party plugin is not ours; doctor reports it elsewhere
+        return None
+    return cls if isinstance(cls, type) and issubclass(cls, AgentLoopEngine) else None
+
+
+def loop_plan(handler: str, section: dict[str, Any] | None) -> LoopPlan | None:
+    """What the loop ``handler`` will load from ``section``; ``None`` when ``handler`` is not one of ours.
+
+    Raises :class:`~ovos_agentic_loop.errors.ConfigError` for a bad section, as the engine would.
+    """
+    cls = loop_class(handler)
+    if cls is None:
+        return None
+    default_mode: Mode = getattr(cls, "default_mode", "auto")
+    settings = parse_config(section, engine_name=handler, default_mode=default_mode)
+    return LoopPlan.from_settings(handler, settings)
+
+
+def build_engine(persona: Persona) -> Any:
+    """The persona's first handler, built the way ovos-persona builds it."""
+    from ovos_plugin_manager.agents import find_chat_plugins, load_chat_plugin
+
+    cls = load_chat_plugin(persona.handler)
+    if cls is None:
+        installed = ", ".join(sorted(find_chat_plugins())) or "none"
+        raise PluginNotFound(
+            f"chat plugin {persona.handler!r} is not installed (installed: {installed}); "
+            f"run 'ovos-agentic-loop doctor {persona.source}'"
+        )
+    return cls(config=persona.handler_section)
