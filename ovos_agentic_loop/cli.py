@@ -5,71 +5,28 @@
     ovos-agentic-loop chat PERSONA [QUESTION]    one question, or an interactive session
     ovos-agentic-loop doctor PERSONA             what would fail silently, and how to fix it
 
-Steps (tool calls, results, timings) go to stderr, the answer to stdout, so
-``ovos-agentic-loop chat local-assistant "..." > answer.txt`` keeps only the answer.
+Steps (tool calls, results, timings) and every log line go to stderr, the answer to stdout, so
+``ovos-agentic-loop chat local-assistant "..." > answer.txt`` keeps only the answer. PERSONA is a
+path, a name in ./personas/, or the name of a persona shipped in the package.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import time
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from ovos_agentic_loop.events import StepEvent
 from ovos_agentic_loop.local import DEFAULT_PORT
 
-__all__ = ["StepPrinter", "load_persona", "main", "resolve_persona"]
+__all__ = ["StepPrinter", "main"]
 
 _RESULT_PREVIEW = 160
-
-
-# -- personas ------------------------------------------------------------------------
-def resolve_persona(name_or_path: str) -> Path:
-    """A persona JSON path, or ``personas/<name>.json`` relative to the cwd or to this package's parent."""
-    direct = Path(name_or_path).expanduser()
-    if direct.is_file():
-        return direct
-    file_name = name_or_path if name_or_path.endswith(".json") else f"{name_or_path}.json"
-    roots = [Path.cwd(), Path(__file__).resolve().parent.parent]
-    for root in roots:
-        candidate = root / "personas" / file_name
-        if candidate.is_file():
-            return candidate
-    searched = ", ".join(str(r / "personas") for r in roots)
-    raise SystemExit(f"persona {name_or_path!r} not found: not a file, and no {file_name} in {searched}")
-
-
-def load_persona(name_or_path: str) -> tuple[Path, dict[str, Any]]:
-    path = resolve_persona(name_or_path)
-    try:
-        persona = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise SystemExit(f"{path}: not valid JSON ({exc})") from exc
-    handlers = persona.get("handlers") or persona.get("solvers")
-    if not isinstance(persona, dict) or not handlers:
-        raise SystemExit(f"{path}: a persona needs a non-empty 'handlers' list of chat plugin names")
-    return path, persona
-
-
-def persona_handler(persona: dict[str, Any]) -> str:
-    handlers = persona.get("handlers") or persona.get("solvers") or [""]
-    return str(handlers[0])
-
-
-def build_engine(persona: dict[str, Any]) -> Any:
-    """The persona's first handler, built the way ovos-persona builds it."""
-    from ovos_plugin_manager.agents import find_chat_plugins, load_chat_plugin
-
-    handler = persona_handler(persona)
-    cls = load_chat_plugin(handler)
-    if cls is None:
-        installed = ", ".join(sorted(find_chat_plugins())) or "none"
-        raise SystemExit(f"chat plugin {handler!r} is not installed (installed: {installed}); run doctor")
-    return cls(config=persona.get(handler) or {"enabled": True})
 
 
 # -- live steps ------------------------------------------------------------------------
@@ -113,22 +70,22 @@ class StepPrinter:
 
 
 # -- commands ------------------------------------------------------------------------
-def _ask(engine: Any, messages: list[Any], session_id: str) -> str:
+def _ask(engine: Any, messages: list[Any], session_id: str, out: TextIO) -> str:
     started = time.monotonic()
     sentences: list[str] = []
     for sentence in engine.stream_sentences(messages, session_id=session_id):
         if not sentences:
             print(f"  (first sentence after {time.monotonic() - started:.1f} s)", file=sys.stderr)
         sentences.append(sentence)
-        print(sentence, flush=True)
+        print(sentence, file=out, flush=True)
     return " ".join(sentences)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from ovos_agentic_loop.messages import AgentMessage, MessageRole
+    from ovos_agentic_loop.personas import build_engine, find_persona
 
-    _, persona = load_persona(args.persona)
-    engine = build_engine(persona)
+    engine = build_engine(find_persona(args.persona))
     if hasattr(engine, "add_step_listener"):
         engine.add_step_listener(StepPrinter())
     history: list[AgentMessage] = []
@@ -140,16 +97,16 @@ def cmd_chat(args: argparse.Namespace) -> int:
             question = questions.pop(0)
         else:
             try:
-                question = input("you> ").strip()
+                question = input("you> ").strip()  # the prompt goes to stderr (see _answers_only)
             except EOFError:
-                print()
+                print(file=sys.stderr)
                 return 0
             if question in {"exit", "quit", "/exit", "/quit"}:
                 return 0
             if not question:
                 continue
         history.append(AgentMessage(role=MessageRole.USER, content=question))
-        answer = _ask(engine, history, args.session)
+        answer = _ask(engine, history, args.session, args.out)
         history.append(AgentMessage(role=MessageRole.ASSISTANT, content=answer))
 
 
@@ -157,15 +114,16 @@ def cmd_server(args: argparse.Namespace) -> int:
     from ovos_agentic_loop.local import server
 
     if args.action == "install":
-        print(f"llama-server: {server.install_server()}")
+        print(f"llama-server: {server.install_server()}", file=args.out)
     elif args.action == "start":
         server.start_server(port=args.port, template=args.template, threads=args.threads, ctx=args.ctx)
     elif args.action == "stop":
         pid = server.stop_server(args.port)
-        print(f"stopped llama-server pid {pid}" if pid else f"no llama-server of ours on port {args.port}")
+        message = f"stopped llama-server pid {pid}" if pid else f"no llama-server of ours on port {args.port}"
+        print(message, file=args.out)
     else:
         state = server.status(args.port)
-        print(json.dumps(state, indent=2))
+        print(json.dumps(state, indent=2), file=args.out)
         return 0 if state["healthy"] and state["ours"] else 1
     return 0
 
@@ -175,19 +133,19 @@ def cmd_setup(args: argparse.Namespace) -> int:
     from ovos_agentic_loop.local.server import install_server
     from ovos_agentic_loop.local.template import ensure_templates
 
-    print(f"llama-server: {install_server()}")
-    print(f"model: {ensure_model()}")
+    print(f"llama-server: {install_server()}", file=args.out)
+    print(f"model: {ensure_model()}", file=args.out)
     for mode, path in ensure_templates().items():
-        print(f"{mode} template: {path}")
-    print(f"next: ovos-agentic-loop server start --port {DEFAULT_PORT}")
+        print(f"{mode} template: {path}", file=args.out)
+    print(f"next: ovos-agentic-loop server start --port {DEFAULT_PORT}", file=args.out)
     return 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from ovos_agentic_loop.doctor import run_doctor
+    from ovos_agentic_loop.personas import find_persona
 
-    path, persona = load_persona(args.persona)
-    return run_doctor(path, persona)
+    return run_doctor(find_persona(args.persona), out=args.out)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -209,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     setup.set_defaults(func=cmd_setup)
 
     chat = sub.add_parser("chat", help="ask a persona (interactive without QUESTION)")
-    chat.add_argument("persona", help="persona JSON path or a name in personas/")
+    chat.add_argument("persona", help="persona JSON path, a name in ./personas/, or a shipped persona's name")
     chat.add_argument("question", nargs="?")
     chat.add_argument("--session", default="cli", help="session id (default: cli)")
     chat.set_defaults(func=cmd_chat)
@@ -227,20 +185,47 @@ def _quiet_logs(verbose: bool) -> None:
     LOG.set_level("INFO" if verbose else "WARNING")
 
 
+@contextmanager
+def _answers_only() -> Iterator[TextIO]:
+    """Yield the real stdout for the command's own output, and send everything else to stderr.
+
+    OVOS's log handlers write to stdout, and plugins may print: while a command runs,
+    ``sys.stdout`` is stderr (for handlers and prints created meanwhile), and every logging
+    handler already bound to the real stdout is pointed at stderr. Both are undone after.
+    """
+    out = sys.stdout
+    moved: list[logging.StreamHandler[Any]] = []
+    loggers = [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
+    for logger in loggers:
+        for handler in getattr(logger, "handlers", []):
+            if isinstance(handler, logging.StreamHandler) and handler.stream in (out, sys.__stdout__):
+                handler.setStream(sys.stderr)
+                moved.append(handler)
+    sys.stdout = sys.stderr
+    try:
+        yield out
+    finally:
+        sys.stdout = out
+        for handler in moved:
+            handler.setStream(out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from ovos_agentic_loop.errors import BrainError, LoopError
     from ovos_agentic_loop.local.model import ModelError
     from ovos_agentic_loop.local.server import ServerError
 
     args = _parser().parse_args(argv)
-    _quiet_logs(args.verbose)
-    try:
-        return int(args.func(args))
-    except (BrainError, LoopError, ServerError, ModelError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    with _answers_only() as out:
+        args.out = out
+        _quiet_logs(args.verbose)
+        try:
+            return int(args.func(args))
+        except (BrainError, LoopError, ServerError, ModelError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            return 130
 
 
 if __name__ == "__main__":

@@ -4,23 +4,30 @@ Each check prints one line (ok / warn / FAIL) and, when not ok, how to fix it.
 A wrong entry-point name, a server that is not running, a port held by another
 program, a template that makes the model write calls as text, a toolbox that
 discovered no tools: each of these otherwise shows up only as a poor answer.
+
+doctor reads the persona through :mod:`ovos_agentic_loop.personas` (the same parsing,
+defaults and toolbox loader as the engine), checks the server the brain will really use
+(its own default URL when the section has none) and fails when that server does not answer.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 from urllib.parse import urlparse
 
-__all__ = ["Check", "run_doctor"]
+from ovos_agentic_loop.personas import LoopPlan, Persona, loop_plan
+
+__all__ = ["Check", "Endpoint", "endpoint_of", "run_checks", "run_doctor"]
 
 Level = Literal["ok", "warn", "fail"]
-LOOP_ENGINES = {"ovos-react-loop", "ovos-native-toolcall-loop"}
+#: Seconds doctor waits for a server: a short wait tells a dead server from a slow one well enough.
+PROBE_TIMEOUT = 3.0
 _PROBE_TOOL = {
     "type": "function",
     "function": {
@@ -41,10 +48,12 @@ class Check:
     level: Level
     detail: str
     fix: str = ""
+    notes: list[str] = field(default_factory=list)  # e.g. a toolbox's diagnostics() lines
 
     def render(self) -> str:
         mark = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}[self.level]
         text = f"[{mark}] {self.name}: {self.detail}"
+        text += "".join(f"\n       · {note}" for note in self.notes)
         return text + (f"\n       fix: {self.fix}" if self.fix and self.level != "ok" else "")
 
 
@@ -71,46 +80,95 @@ def _chat_plugins() -> set[str]:
     return {ep.name for ep in metadata.entry_points(group="opm.agents.chat")}
 
 
-def brain_of(handler: str, section: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The brain's entry-point name and config section for a persona handler."""
-    if handler in LOOP_ENGINES or "brain" in section:
-        from ovos_agentic_loop.config import DEFAULT_BRAIN
+@dataclass(frozen=True)
+class Endpoint:
+    """The server a brain will really talk to, with the key it will send."""
 
-        brain = section.get("brain") or DEFAULT_BRAIN
-        return brain, dict(section.get(brain) or {})
-    return handler, section
+    url: str
+    key: str
+    model: str
+    origin: str  # where the URL comes from: the persona's section, or the brain's own default
 
 
-def _api_url(brain: str, section: dict[str, Any]) -> str | None:
+#: The defaults of the ecosystem's OpenAI-compatible brains when their section has no ``api_url``.
+#: ovos-chat-openai-plugin 2.0.14a1: ``OpenAIChatCompletionsAPI(api_url=config.get("api_url",
+#: "https://api.openai.com/v1"), api_key=config.get("key"))``.
+CHAT_OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+CHAT_OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
+_NEEDS_KEY_HOSTS = frozenset({"api.openai.com"})
+
+
+def endpoint_of(brain: str, section: dict[str, Any]) -> Endpoint | None:
+    """The URL and key ``brain`` will use with ``section``; ``None`` for an unknown brain without ``api_url``.
+
+    Raises ``BrainConfigError`` for a section ``ovos-openai-brain`` would refuse.
+    """
     if brain == "ovos-openai-brain":
         from ovos_agentic_loop.brain import BrainConfig
 
-        return BrainConfig.parse(section).api_url
-    url = section.get("api_url")
-    return str(url).rstrip("/") if url else None
+        settings = BrainConfig.parse(section)
+        origin = "the persona's section" if section.get("api_url") else "ovos-openai-brain's default"
+        return Endpoint(settings.api_url, settings.key, settings.model, origin)
+    if brain == "ovos-chat-openai-plugin":
+        url = section.get("api_url")
+        origin = "the persona's section" if url else "ovos-chat-openai-plugin's default"
+        return Endpoint(
+            url=str(url or CHAT_OPENAI_DEFAULT_URL).rstrip("/"),
+            key=str(section.get("key") or ""),
+            model=str(section.get("model") or CHAT_OPENAI_DEFAULT_MODEL),
+            origin=origin,
+        )
+    if section.get("api_url"):  # another brain: its section names a server, so that one is checked
+        key = str(section.get("key") or "")
+        return Endpoint(
+            str(section["api_url"]).rstrip("/"), key, str(section.get("model") or ""), "the persona's section"
+        )
+    return None
 
 
-def _get(url: str) -> tuple[int, Any]:
+def _get(url: str, key: str = "") -> tuple[int, Any, str]:
+    """``(status, JSON body, why not)``: status 0 when nothing answered, with the reason."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status, json.loads(response.read() or b"null")
+        request = urllib.request.Request(url, headers=headers)
+        with urllib.request.urlopen(request, timeout=PROBE_TIMEOUT) as response:
+            return response.status, json.loads(response.read() or b"null"), ""
     except urllib.error.HTTPError as exc:
-        return exc.code, None
-    except (OSError, ValueError):
-        return 0, None
+        return exc.code, None, f"HTTP {exc.code} for GET /models"
+    except urllib.error.URLError as exc:
+        return 0, None, str(exc.reason)
+    except TimeoutError:
+        return 0, None, f"no answer within {PROBE_TIMEOUT:g} s"
+    except (OSError, ValueError) as exc:
+        return 0, None, f"{type(exc).__name__}: {exc}"
 
 
-def _server_checks(api_url: str) -> list[Check]:
+def _server_checks(endpoint: Endpoint, brain: str) -> list[Check]:
     from ovos_agentic_loop.local.server import port_in_use, read_info
 
+    api_url = endpoint.url
     parsed = urlparse(api_url)
     host, port = parsed.hostname or "127.0.0.1", parsed.port or (443 if parsed.scheme == "https" else 80)
     local = host in {"127.0.0.1", "localhost", "::1"}
-    code, body = _get(f"{api_url}/models")
+    where = f"{api_url} (from {endpoint.origin})"
+    if host in _NEEDS_KEY_HOSTS and endpoint.key in ("", "sk-no-key"):
+        return [
+            Check(
+                "server",
+                "fail",
+                f"{where} needs an API key and the persona gives none",
+                f'set "key" in the persona\'s "{brain}" section, or set "api_url" to a server of your own '
+                "(e.g. http://127.0.0.1:8091/v1 after `ovos-agentic-loop server start`)",
+            )
+        ]
+    code, body, why = _get(f"{api_url}/models", endpoint.key)
     serves = code == 200 and isinstance(body, dict) and "data" in body
     if serves:
         models = ", ".join(str(m.get("id")) for m in body["data"] if isinstance(m, dict))
-        return [Check("server", "ok", f"{api_url} answers (models: {models or '?'})")]
+        return [Check("server", "ok", f"{where} answers (models: {models or '?'})")]
+    if code in (401, 403):
+        refused = f"{where} refused the key (HTTP {code})"
+        return [Check("server", "fail", refused, f'check "key" in the persona\'s "{brain}" section')]
     if local and port_in_use(port, host):
         owner = read_info(port)
         if owner is None:
@@ -129,18 +187,18 @@ def _server_checks(api_url: str) -> list[Check]:
         if local
         else "start that server, or point api_url at a running one"
     )
-    return [Check("server", "fail", f"nothing answers at {api_url}", fix)]
+    return [Check("server", "fail", f"nothing answers at {where}: {why or 'no model list'}", fix)]
 
 
-def _probe_check(api_url: str, section: dict[str, Any], native_required: bool) -> Check:
+def _probe_check(endpoint: Endpoint, native_required: bool) -> Check:
     from ovos_agentic_loop.brain import BrainError, OpenAIBrain
     from ovos_agentic_loop.messages import AgentMessage, MessageRole
 
     brain = OpenAIBrain(
         {
-            "api_url": api_url,
-            "key": section.get("key", "sk-no-key"),
-            "model": section.get("model", "local"),
+            "api_url": endpoint.url,
+            "key": endpoint.key or "sk-no-key",
+            "model": endpoint.model or "local",
             "max_tokens": 64,
             "temperature": 0,
             "timeout": 120,
@@ -166,53 +224,60 @@ def _probe_check(api_url: str, section: dict[str, Any], native_required: bool) -
     )
 
 
-def _toolbox_checks(section: dict[str, Any]) -> list[Check]:
+def _toolbox_checks(plan: LoopPlan) -> list[Check]:
+    """Each toolbox built exactly as the engine builds it (same loader, same section), and its diagnostics."""
     from ovos_plugin_manager.persona import find_toolbox_plugins
 
-    names = list(section.get("toolboxes") or [])
-    if not names:
+    from ovos_agentic_loop.loading import ToolboxNotLoaded, load_toolbox
+
+    if not plan.toolbox_sections:
         return [
             Check("toolboxes", "warn", "none configured: the loop can only chat", "add 'toolboxes' names")
         ]
     available = find_toolbox_plugins()
     checks: list[Check] = []
-    for name in names:
+    for name, section in plan.toolbox_sections.items():
         if name not in available:
             checks.append(_plugin_check("toolbox", name, "opm.agents.toolbox", set(available)))
             continue
         try:
-            toolbox = available[name](config=section.get(name) or {})
-        except Exception as exc:  # noqa: BLE001 - a third-party constructor may raise anything; reported
-            checks.append(
-                Check(f"toolbox {name}", "fail", f"{type(exc).__name__}: {exc}", "check its section")
-            )
+            toolbox = load_toolbox(name, section, available=available)
+        except ToolboxNotLoaded as exc:
+            checks.append(Check(f"toolbox {name}", "fail", str(exc), f"check the persona's {name!r} section"))
             continue
-        count = len(toolbox.tools)
-        if count:
-            checks.append(
-                Check(f"toolbox {name}", "ok", f"{count} tools: {', '.join(sorted(toolbox.tools))}")
-            )
-        else:
-            checks.append(
-                Check(
-                    f"toolbox {name}",
-                    "fail",
-                    "0 tools (OPM swallows errors raised while discovering tools)",
-                    f"check the persona's {name!r} section; run with debug logs to see the discovery error",
-                )
-            )
+        tools = ", ".join(sorted(toolbox.tools))
+        check = Check(f"toolbox {name}", "ok", f"{len(toolbox.tools)} tools: {tools}")
+        checks.append(check)
+        checks += _diagnostics(name, toolbox, check)
     return checks
 
 
-def run_checks(persona: dict[str, Any]) -> list[Check]:
-    from ovos_agentic_loop.cli import persona_handler
+def _diagnostics(name: str, toolbox: Any, check: Check) -> list[Check]:
+    """The toolbox's own status lines (``diagnostics() -> list[str]``), when it offers them."""
+    method = getattr(toolbox, "diagnostics", None)
+    if not callable(method):
+        return []
+    try:
+        lines = method()
+    except Exception as exc:  # noqa: BLE001 - a third-party toolbox may raise anything; reported
+        return [Check(f"toolbox {name}", "warn", f"diagnostics() raised {type(exc).__name__}: {exc}")]
+    check.notes.extend(str(line) for line in (lines or []))
+    return []
 
-    handler = persona_handler(persona)
-    section = dict(persona.get(handler) or {})
+
+def run_checks(persona: Persona) -> list[Check]:
+    from ovos_agentic_loop.errors import BrainConfigError, ConfigError
+
+    handler = persona.handler
+    section = persona.handler_section
     installed = _chat_plugins()
     checks = [_plugin_check("handler", handler, "opm.agents.chat", installed)]
-    brain, brain_section = brain_of(handler, section)
-    if brain != handler:
+    try:
+        plan = loop_plan(handler, section)
+    except ConfigError as exc:
+        return [*checks, Check("config", "fail", str(exc), f"fix the persona's {handler!r} section")]
+    brain, brain_section = (plan.brain, plan.brain_section) if plan else (handler, section)
+    if plan is not None:
         checks.append(_plugin_check("brain", brain, "opm.agents.chat", installed))
     if brain == "ovos-chat-openai-plugin" and not brain_section.get("allow_system_prompts"):
         checks.append(
@@ -224,25 +289,32 @@ def run_checks(persona: dict[str, Any]) -> list[Check]:
                 f'set "allow_system_prompts": true in the persona\'s "{brain}" section',
             )
         )
-    api_url = _api_url(brain, brain_section)
-    if api_url is None:
-        checks.append(Check("server", "warn", f"cannot tell which server {brain!r} uses; not checked"))
+    try:
+        endpoint = endpoint_of(brain, brain_section)
+    except BrainConfigError as exc:
+        checks.append(Check("brain config", "fail", str(exc), f"fix the persona's {brain!r} section"))
+        endpoint = None
     else:
-        server = _server_checks(api_url)
+        if endpoint is None:
+            checks.append(Check("server", "warn", f"cannot tell which server {brain!r} uses; not checked"))
+    if endpoint is not None:
+        server = _server_checks(endpoint, brain)
         checks += server
         if all(c.level == "ok" for c in server):
-            native = handler == "ovos-native-toolcall-loop" or section.get("mode") == "native"
-            checks.append(_probe_check(api_url, brain_section, native_required=native))
-    if handler in LOOP_ENGINES or "toolboxes" in section:
-        checks += _toolbox_checks(section)
+            native = plan is not None and plan.settings.mode == "native"
+            checks.append(_probe_check(endpoint, native_required=native))
+    if plan is not None:
+        checks += _toolbox_checks(plan)
     return checks
 
 
-def run_doctor(path: Path, persona: dict[str, Any]) -> int:
-    print(f"persona {persona.get('name', '?')} ({path})")
+def run_doctor(persona: Persona, out: TextIO | None = None) -> int:
+    """Print every check and a verdict; 0 when nothing failed, 1 otherwise."""
+    stream = out or sys.stdout
+    print(f"persona {persona.name} ({persona.source})", file=stream)
     checks = run_checks(persona)
     for check in checks:
-        print(check.render(), flush=True)
+        print(check.render(), file=stream, flush=True)
     failed = sum(c.level == "fail" for c in checks)
-    print(f"{failed} problem(s)" if failed else "all checks passed")
+    print(f"{failed} problem(s)" if failed else "all checks passed", file=stream)
     return 1 if failed else 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,8 +14,9 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, answer
 
 from ovos_agentic_loop import doctor
-from ovos_agentic_loop.cli import StepPrinter, load_persona, main, resolve_persona
+from ovos_agentic_loop.cli import StepPrinter, main
 from ovos_agentic_loop.events import StepEvent
+from ovos_agentic_loop.personas import find_persona, loop_plan
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = ["local-assistant", "ops-assistant", "researcher", "tool-test"]
@@ -49,23 +52,20 @@ def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- personas ------------------------------------------------------------------------
-def test_persona_by_path_by_name_and_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "personas").mkdir()
-    (tmp_path / "personas" / "mine.json").write_text('{"handlers": ["x"]}')
-    monkeypatch.chdir(tmp_path)
-    assert resolve_persona("mine") == tmp_path / "personas" / "mine.json"
-    assert resolve_persona(str(tmp_path / "personas" / "mine.json")).name == "mine.json"
-    assert resolve_persona("tool-test") == REPO / "personas" / "tool-test.json"  # the package's parent
-    with pytest.raises(SystemExit, match="not found"):
-        resolve_persona("nope")
+def test_a_missing_persona_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["chat", str(tmp_path / "nope"), "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "error: persona" in err and "not found" in err and "local-assistant" in err
 
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_personas_are_wired_to_installed_plugins(name: str) -> None:
-    _, persona = load_persona(name)
+    persona = find_persona(name).data
     handler = persona["handlers"][0]
     section = persona[handler]
-    checks = doctor._toolbox_checks(section)
+    plan = loop_plan(handler, section)
+    assert plan is not None
+    checks = doctor._toolbox_checks(plan)
     installed = doctor._chat_plugins()
     assert handler in installed and section["brain"] in installed
     assert [c for c in checks if c.level != "ok"] == []
@@ -144,8 +144,29 @@ def _closed_port() -> int:
 
 def test_missing_handler_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_persona(tmp_path, {"handlers": ["no-such-engine"]})
-    with pytest.raises(SystemExit, match=r"no-such-engine.*not installed"):
-        main(["chat", str(path), "hi"])
+    assert main(["chat", str(path), "hi"]) == 2
+    assert "'no-such-engine' is not installed" in capsys.readouterr().err
+
+
+def test_stdout_carries_only_the_answer(server: FakeOpenAIServer, tmp_path: Path) -> None:
+    """`chat ... > answer.txt`: OVOS log lines (its handler writes to stdout) and steps go to stderr."""
+    server.replies += [
+        answer(tool_calls=[call("evaluate_expression", {"expression": "2+3"})]),
+        answer("The answer is 5."),
+    ]
+    # An unknown key makes the engine log a WARNING through OVOS's LOG while the answer is produced.
+    path = write_persona(tmp_path, loop_persona(server.url, surprise_key=1))
+    done = subprocess.run(
+        [sys.executable, "-m", "ovos_agentic_loop.cli", "chat", str(path), "What is 2+3?"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "The answer is 5.\n"
+    assert "unknown config key 'surprise_key'" in done.stderr
+    assert "→ evaluate_expression" in done.stderr
 
 
 # -- doctor ----------------------------------------------------------------------------
@@ -220,3 +241,99 @@ def test_unreachable_server_is_one_clear_line(tmp_path: Path, capsys: pytest.Cap
     err = capsys.readouterr().err
     assert f"error: Cannot reach the model server at {url}" in err
     assert "ovos-agentic-loop server start" in err
+
+
+# -- doctor tells the truth about the seed personas and the ecosystem's brains ------------
+def seed_persona(tmp_path: Path, name: str, url: str) -> Path:
+    """A shipped persona with its brain pointed at ``url`` (tests never touch the real port 8091)."""
+    persona = find_persona(name).data
+    section = persona[persona["handlers"][0]]
+    section[section["brain"]]["api_url"] = url
+    return write_persona(tmp_path, persona)
+
+
+@pytest.mark.parametrize("name", ["ops-assistant", "researcher"])
+def test_doctor_fails_a_seed_persona_whose_server_is_down(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    assert main(["doctor", str(seed_persona(tmp_path, name, url))]) == 1
+    out = capsys.readouterr().out
+    assert f"[FAIL] server: nothing answers at {url} (from the persona's section)" in out
+    assert "all checks passed" not in out
+
+
+@pytest.mark.parametrize("name", ["ops-assistant", "researcher"])
+def test_doctor_passes_a_seed_persona_whose_server_answers(
+    name: str, server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.replies.append(answer(tool_calls=[call("add", {"a": 2, "b": 3})]))
+    assert main(["doctor", str(seed_persona(tmp_path, name, server.url))]) == 0
+    out = capsys.readouterr().out
+    assert f"[ok  ] server: {server.url} (from the persona's section) answers" in out
+    assert "[ok  ] tool-call probe: native tool call add" in out
+    assert out.rstrip().endswith("all checks passed")
+
+
+def test_doctor_reports_the_default_url_of_ovos_chat_openai_plugin_and_the_missing_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The researcher as upstream's README writes it: a brain with no section talks to OpenAI."""
+    persona = {
+        "name": "researcher",
+        "handlers": ["ovos-react-loop"],
+        "ovos-react-loop": {"brain": "ovos-chat-openai-plugin", "toolboxes": ["ovos-math-tools"]},
+    }
+    assert main(["doctor", str(write_persona(tmp_path, persona))]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "[FAIL] server: https://api.openai.com/v1 (from ovos-chat-openai-plugin's default) "
+        "needs an API key and the persona gives none" in out
+    )
+    assert 'set "key" in the persona\'s "ovos-chat-openai-plugin" section' in out
+
+
+def test_doctor_reports_the_default_url_of_ovos_openai_brain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ovos_agentic_loop.brain import BrainConfig
+
+    default = BrainConfig.parse({}).api_url
+    # Whatever runs on the real port 8091 must not decide this test.
+    monkeypatch.setattr(doctor, "_get", lambda url, key="": (0, None, "refused"))
+    monkeypatch.setattr("ovos_agentic_loop.local.server.port_in_use", lambda port, host="": False)
+    persona = {"handlers": ["ovos-react-loop"], "ovos-react-loop": {"toolboxes": ["ovos-math-tools"]}}
+    assert main(["doctor", str(write_persona(tmp_path, persona))]) == 1
+    assert f"nothing answers at {default} (from ovos-openai-brain's default)" in capsys.readouterr().out
+
+
+def test_doctor_refuses_a_bad_section_as_the_engine_would(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    persona = loop_persona("http://127.0.0.1:1/v1", warm_up="false")
+    assert main(["doctor", str(write_persona(tmp_path, persona))]) == 1
+    assert "[FAIL] config: ovos-react-loop: invalid configuration: warm_up" in capsys.readouterr().out
+
+
+def test_doctor_prints_a_toolboxs_diagnostics(
+    server: FakeOpenAIServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from conftest import DemoToolBox
+    from ovos_plugin_manager import persona as opm_persona
+
+    class Diagnosed(DemoToolBox):
+        def diagnostics(self) -> list[str]:
+            return ["sandbox: on (Landlock)", "backend: none"]
+
+    real = opm_persona.find_toolbox_plugins
+    monkeypatch.setattr(opm_persona, "find_toolbox_plugins", lambda: {**real(), "demo-tools": Diagnosed})
+    server.replies.append(answer(tool_calls=[call("add", {"a": 2, "b": 3})]))
+    persona = loop_persona(server.url)
+    persona["ovos-react-loop"]["toolboxes"] = ["demo-tools"]
+    assert main(["doctor", str(write_persona(tmp_path, persona))]) == 0
+    out = capsys.readouterr().out
+    assert "[ok  ] toolbox demo-tools: 4 tools" in out
+    assert "· sandbox: on (Landlock)\n       · backend: none" in out
