@@ -15,6 +15,7 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, answer
 from fastapi.testclient import TestClient
 from ovos_persona_server import create_persona_app
+from ovos_persona_server.server_tools import reset_registry_cache
 
 MATH_TOOLS = ["evaluate_expression", "unit_convert", "statistics_summary", "solve_equation"]
 WEATHER = {
@@ -50,6 +51,7 @@ def persona_server(tmp_path: Path, brain_url: str, **loop: Any) -> TestClient:
     }
     path = tmp_path / "maths.json"
     path.write_text(json.dumps(persona))
+    reset_registry_cache()  # the server caches its toolboxes per process; each test builds its own
     return TestClient(create_persona_app(str(path)))
 
 
