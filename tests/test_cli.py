@@ -321,10 +321,16 @@ def test_doctor_prints_a_toolboxs_diagnostics(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from conftest import DemoToolBox
     from ovos_plugin_manager import persona as opm_persona
+    from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 
-    class Diagnosed(DemoToolBox):
+    class Diagnosed(ToolBox):
+        def __init__(self, config: dict | None = None, bus: object = None) -> None:
+            super().__init__("demo-tools", config, bus)
+
+        def discover_tools(self) -> list[AgentTool]:
+            return [AgentTool("noop", "Does nothing.", ToolArguments, ToolOutput, lambda _args: ToolOutput())]
+
         def diagnostics(self) -> list[str]:
             return ["sandbox: on (Landlock)", "backend: none"]
 
@@ -335,5 +341,5 @@ def test_doctor_prints_a_toolboxs_diagnostics(
     persona["ovos-react-loop"]["toolboxes"] = ["demo-tools"]
     assert main(["doctor", str(write_persona(tmp_path, persona))]) == 0
     out = capsys.readouterr().out
-    assert "[ok  ] toolbox demo-tools: 4 tools" in out
+    assert "[ok  ] toolbox demo-tools: 1 tools: noop" in out
     assert "· sandbox: on (Landlock)\n       · backend: none" in out
