@@ -81,6 +81,18 @@ def _ask(engine: Any, messages: list[Any], session_id: str, out: TextIO) -> str:
     return " ".join(sentences)
 
 
+def _read_question(out: TextIO) -> str:
+    """One line from the user. On a terminal, ``input`` runs with the real stdout so line editing
+    (readline) works; when stdout is redirected, the prompt goes to stderr with the steps."""
+    if not out.isatty():
+        return input("you> ").strip()  # sys.stdout is stderr here (see _answers_only)
+    saved, sys.stdout = sys.stdout, out
+    try:
+        return input("you> ").strip()
+    finally:
+        sys.stdout = saved
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     from ovos_agentic_loop.messages import AgentMessage, MessageRole
     from ovos_agentic_loop.personas import build_engine, find_persona
@@ -97,7 +109,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             question = questions.pop(0)
         else:
             try:
-                question = input("you> ").strip()  # the prompt goes to stderr (see _answers_only)
+                question = _read_question(args.out)
             except EOFError:
                 print(file=sys.stderr)
                 return 0
