@@ -276,6 +276,9 @@ def run_checks(persona: Persona) -> list[Check]:
         plan = loop_plan(handler, section)
     except ConfigError as exc:
         return [*checks, Check("config", "fail", str(exc), f"fix the persona's {handler!r} section")]
+    except Exception as exc:  # noqa: BLE001 - importing a third-party plugin may raise anything; reported
+        broken = f"installed but cannot be imported: {type(exc).__name__}: {exc}"
+        return [*checks, Check(f"handler plugin {handler}", "fail", broken, "reinstall the package")]
     brain, brain_section = (plan.brain, plan.brain_section) if plan else (handler, section)
     if plan is not None:
         checks.append(_plugin_check("brain", brain, "opm.agents.chat", installed))

@@ -134,17 +134,15 @@ def loop_class(handler: str) -> type | None:
 
     from ovos_agentic_loop.engine import AgentLoopEngine  # lazy: the engine imports this module's siblings
 
-    try:
-        cls = load_chat_plugin(handler)
-    except Exception:  # noqa: BLE001 - a broken third-party plugin is not ours; doctor reports it elsewhere
-        return None
+    cls = load_chat_plugin(handler)  # None when not installed; an import error propagates
     return cls if isinstance(cls, type) and issubclass(cls, AgentLoopEngine) else None
 
 
 def loop_plan(handler: str, section: dict[str, Any] | None) -> LoopPlan | None:
     """What the loop ``handler`` will load from ``section``; ``None`` when ``handler`` is not one of ours.
 
-    Raises :class:`~ovos_agentic_loop.errors.ConfigError` for a bad section, as the engine would.
+    Raises :class:`~ovos_agentic_loop.errors.ConfigError` for a bad section, as the engine would,
+    and whatever importing an installed but broken ``handler`` raises.
     """
     cls = loop_class(handler)
     if cls is None:

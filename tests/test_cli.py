@@ -343,3 +343,18 @@ def test_doctor_prints_a_toolboxs_diagnostics(
     out = capsys.readouterr().out
     assert "[ok  ] toolbox demo-tools: 1 tools: noop" in out
     assert "· sandbox: on (Landlock)\n       · backend: none" in out
+
+
+def test_doctor_reports_a_handler_that_cannot_be_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ovos_plugin_manager import agents
+
+    def broken(name: str) -> Any:
+        raise ImportError("No module named 'half_installed'")
+
+    monkeypatch.setattr(agents, "load_chat_plugin", broken)
+    persona = loop_persona("http://127.0.0.1:1/v1")
+    assert main(["doctor", str(write_persona(tmp_path, persona))]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL] handler plugin ovos-react-loop: installed but cannot be imported: ImportError" in out
