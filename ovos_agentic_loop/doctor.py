@@ -228,6 +228,7 @@ def _toolbox_checks(plan: LoopPlan) -> list[Check]:
     """Each toolbox built exactly as the engine builds it (same loader, same section), and its diagnostics."""
     from ovos_plugin_manager.persona import find_toolbox_plugins
 
+    from ovos_agentic_loop.errors import ConfigError
     from ovos_agentic_loop.loading import ToolboxNotLoaded, load_toolbox
 
     if not plan.toolbox_sections:
@@ -242,7 +243,7 @@ def _toolbox_checks(plan: LoopPlan) -> list[Check]:
             continue
         try:
             toolbox = load_toolbox(name, section, available=available)
-        except ToolboxNotLoaded as exc:
+        except (ToolboxNotLoaded, ConfigError) as exc:
             checks.append(Check(f"toolbox {name}", "fail", str(exc), f"check the persona's {name!r} section"))
             continue
         tools = ", ".join(sorted(toolbox.tools))

@@ -16,7 +16,7 @@ from ovos_plugin_manager.templates.agents import ChatEngine
 from ovos_utils.log import LOG
 
 from ovos_agentic_loop.config import LOOP_ENTRY_POINTS as _LOOP_ENTRY_POINTS
-from ovos_agentic_loop.errors import LoopError, PluginNotFound
+from ovos_agentic_loop.errors import ConfigError, LoopError, PluginNotFound
 
 __all__ = ["ToolboxNotLoaded", "load_brain", "load_toolbox", "load_toolboxes", "require_installed_brain"]
 
@@ -64,6 +64,7 @@ def load_toolboxes(
 
     A toolbox that is missing, fails to build or has zero tools is logged as a
     WARNING with its name and the reason, and left out; the others still load.
+    A section the toolbox refuses raises :class:`ConfigError` (see :func:`load_toolbox`).
     """
     if not names:
         return []
@@ -89,6 +90,10 @@ def load_toolbox(
 ) -> ToolBox:
     """Build one toolbox, or raise :class:`ToolboxNotLoaded` saying why (missing, failed, zero tools).
 
+    A toolbox that refuses its section raises ``ValueError`` in its constructor (pydantic's
+    ``ValidationError`` is one): that is the persona author's mistake, like a bad loop key, so it
+    becomes :class:`ConfigError` naming the toolbox, not a skipped toolbox and a warning.
+
     ``available`` is ``find_toolbox_plugins()`` when the caller already has it (it loads every entry point).
     """
     if available is None:
@@ -103,6 +108,8 @@ def load_toolbox(
         )
     try:
         toolbox: ToolBox = cls(config=section, bus=bus)
+    except ValueError as exc:
+        raise ConfigError(f"toolbox {name!r} refuses its section: {exc}") from exc
     except Exception as exc:  # a third-party plugin may raise anything; reported by the caller
         raise ToolboxNotLoaded(f"toolbox {name!r} failed to load: {type(exc).__name__}: {exc}.") from exc
     if not toolbox.tools:

@@ -84,3 +84,13 @@ def test_the_shared_helper_names_every_bad_key() -> None:
     assert require_mapping(None, what="x") == {}
     with pytest.raises(TypeError, match=r"the 'tb' section must be a JSON object.*got str 'on'"):
         require_mapping("on", what="the 'tb' section")
+
+
+def test_a_toolbox_section_the_toolbox_refuses_is_an_error_naming_it() -> None:
+    config = {
+        "toolboxes": ["ovos-shell-tools"],
+        "ovos-shell-tools": {"allow_shell_syntax": True, "allowed_commands": ["date"]},
+    }
+    refused = r"toolbox 'ovos-shell-tools' refuses its section: .*allowed_commands"
+    with pytest.raises(ConfigError, match=refused):
+        load_chat_plugin("ovos-react-loop")(config=config, brain=ScriptedBrain())
