@@ -2,14 +2,21 @@
 
 Each scripted reply is one of:
 - a dict: sent as a 200 JSON chat completion body;
-- ``(status, dict)``: that status and JSON body;
-- ``Stream(chunks, delay)``: server-sent events, one ``data:`` line per chunk dict, with a
-  pause between chunks so a test can see the client yield before the end;
+- ``(status, dict)`` or ``(status, dict, headers)``: that status, JSON body and extra headers
+  (e.g. ``{"Retry-After": "2"}``);
+- ``Stream(chunks, delay, done=True)``: server-sent events, one ``data:`` line per chunk (a dict
+  as JSON, a str verbatim), with a pause between chunks so a test can see the client yield
+  before the end; ``done=False`` closes the connection without ``data: [DONE]`` (a cut stream);
+- ``Raw(status, body, content_type, headers, delay)``: any HTTP answer, byte for byte (an HTML
+  error page, malformed JSON), after ``delay`` seconds;
 - a callable ``(request_body) -> reply``, e.g. :func:`answer` (streamed or not, as asked).
+
+``requests`` holds every request body, ``received_at`` the ``time.monotonic()`` of each.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -22,9 +29,19 @@ from typing import Any
 
 @dataclass
 class Stream:
-    chunks: list[dict[str, Any]]
+    chunks: list[dict[str, Any] | str]
     delay: float = 0.0
     sent_at: list[float] = field(default_factory=list)
+    done: bool = True  # False: the connection closes after the chunks, without ``data: [DONE]``
+
+
+@dataclass
+class Raw:
+    status: int = 200
+    body: str | bytes = ""
+    content_type: str = "text/html; charset=utf-8"
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
 
 
 def completion(
@@ -89,6 +106,7 @@ class FakeOpenAIServer:
     def __init__(self) -> None:
         self.replies: list[Any] = []
         self.requests: list[dict[str, Any]] = []
+        self.received_at: list[float] = []
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -105,24 +123,36 @@ class FakeOpenAIServer:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                fake.received_at.append(time.monotonic())
                 fake.requests.append(body)
                 reply = fake.replies.pop(0) if fake.replies else (500, {"error": {"message": "script empty"}})
                 if callable(reply):
                     reply = reply(body)
                 if isinstance(reply, Stream):
                     self._stream(reply)
+                elif isinstance(reply, Raw):
+                    time.sleep(reply.delay)
+                    self._send(reply.status, reply.body, reply.content_type, reply.headers)
                 elif isinstance(reply, tuple):
                     self._json(*reply)
                 else:
                     self._json(200, reply)
 
-            def _json(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
+            def _json(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                self._send(status, json.dumps(body), "application/json", headers or {})
+
+            def _send(
+                self, status: int, body: str | bytes, content_type: str, headers: dict[str, str]
+            ) -> None:
+                data = body.encode() if isinstance(body, str) else body
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(data)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up
+                    self.wfile.write(data)
 
             def _stream(self, stream: Stream) -> None:
                 self.send_response(200)
@@ -132,12 +162,14 @@ class FakeOpenAIServer:
                 self.close_connection = True
                 try:
                     for item in stream.chunks:
-                        self.wfile.write(f"data: {json.dumps(item)}\n\n".encode())
+                        line = item if isinstance(item, str) else json.dumps(item)
+                        self.wfile.write(f"data: {line}\n\n".encode())
                         self.wfile.flush()
                         stream.sent_at.append(time.monotonic())
                         time.sleep(stream.delay)
-                    self.wfile.write(b"data: [DONE]\n\n")
-                    self.wfile.flush()
+                    if stream.done:
+                        self.wfile.write(b"data: [DONE]\n\n")
+                        self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test): nothing left to send
 
