@@ -4,6 +4,10 @@ The brain runs in a worker thread that feeds a queue; the loop reads the queue w
 the time left in the turn. A brain that hangs therefore costs at most the budget,
 and its late reply is dropped. A brain failure becomes a :class:`BrainError` that
 names the brain (unless the brain raised one already, which says more).
+
+A brain whose ``continue_chat`` / ``stream_message`` takes a ``deadline`` keyword gets
+the turn's deadline (a ``time.monotonic()`` value), so it can bound its own retries and
+waits (``Retry-After``) by it instead of sleeping past the point where nobody listens.
 """
 
 from __future__ import annotations
@@ -12,13 +16,14 @@ import inspect
 import queue
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
 
 from ovos_agentic_loop.daemon_pool import shared_pool
-from ovos_agentic_loop.errors import BrainError
+from ovos_agentic_loop.errors import BrainError, ShuttingDown
 
 __all__ = ["BrainCallTimeout", "BrainHandle", "call_brain"]
 
@@ -36,6 +41,8 @@ class BrainHandle:
     supports_tools: bool
     accepts_stop: bool
     can_stream: bool
+    #: The brain takes ``deadline=`` (``time.monotonic()`` seconds) and bounds its retries by it.
+    accepts_deadline: bool = False
     #: False for a brain that drops system messages (ovos-chat-openai-plugin without
     #: ``allow_system_prompts``): the loop then folds its instructions into the first user message.
     keeps_system: bool = True
@@ -51,12 +58,20 @@ class BrainHandle:
             name=name,
             supports_tools=bool(getattr(engine, "supports_tools", False)),
             accepts_stop="stop" in parameters,
+            accepts_deadline="deadline" in parameters,
             can_stream=callable(getattr(engine, "stream_message", None)),
             keeps_system=getattr(engine, "allow_system", True) is not False,
         )
 
 
 _DONE = object()
+
+
+def _pass_shutdown(future: Future[None], items: queue.Queue[Any]) -> None:
+    # ``work`` reports its own outcome through ``items``; only a future failed by the pool's
+    # exit handling (the work never ran, or still runs) has something left to tell.
+    if not future.cancelled() and isinstance(future.exception(), ShuttingDown):
+        items.put(future.exception())
 
 
 def call_brain(
@@ -77,6 +92,8 @@ def call_brain(
         kwargs["tools"] = tools
     if stop and brain.accepts_stop:
         kwargs["stop"] = stop
+    if brain.accepts_deadline:
+        kwargs["deadline"] = deadline
     items: queue.Queue[Any] = queue.Queue()
     streaming = stream and brain.can_stream
 
@@ -92,7 +109,9 @@ def call_brain(
         items.put(_DONE)
 
     # A call the loop stopped waiting for finishes in the background (its thread is a daemon).
-    shared_pool().submit(work)
+    # At interpreter exit the pool fails the future: that must wake this wait too.
+    future = shared_pool().submit(work)
+    future.add_done_callback(lambda done: _pass_shutdown(done, items))
     reply: AgentMessage | None = None
     while True:
         remaining = deadline - time.monotonic()
@@ -105,7 +124,7 @@ def call_brain(
         if item is _DONE:
             break
         if isinstance(item, BaseException):
-            if isinstance(item, BrainError):
+            if isinstance(item, (BrainError, ShuttingDown)):
                 raise item
             raise BrainError(f"brain {brain.name!r} failed: {type(item).__name__}: {item}") from item
         if isinstance(item, AgentMessage):

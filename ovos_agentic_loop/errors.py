@@ -7,7 +7,9 @@
      ├── BrainConfigError       a bad value in the brain's config section (also a ValueError)
      ├── BrainUnavailable       the server cannot be reached or did not answer in time
      ├── BrainReplyInvalid      the server could not read the model's own reply (malformed tool call)
+     ├── BrainBadResponse       the reply is not an OpenAI chat completion (HTML, bad JSON, cut stream)
      └── BrainRequestError      the server refused the request (HTTP 4xx other than 429)
+    ShuttingDown                the interpreter is exiting: waits of a turn are abandoned (a RuntimeError)
 
 Each message says what failed and what to do about it, so a CLI can print it as is.
 """
@@ -15,6 +17,7 @@ Each message says what failed and what to do about it, so a CLI can print it as 
 from __future__ import annotations
 
 __all__ = [
+    "BrainBadResponse",
     "BrainConfigError",
     "BrainError",
     "BrainReplyInvalid",
@@ -23,6 +26,7 @@ __all__ = [
     "ConfigError",
     "LoopError",
     "PluginNotFound",
+    "ShuttingDown",
 ]
 
 
@@ -49,6 +53,12 @@ class BrainReplyInvalid(BrainError):
     again with a correction instead of failing the turn."""
 
 
+class BrainBadResponse(BrainError):
+    """The server's answer is not a (complete) OpenAI chat completion: an HTML page, malformed JSON,
+    or a stream that ended without ``[DONE]`` or a ``finish_reason``. The message names the URL and
+    quotes the start of what came back."""
+
+
 class BrainRequestError(BrainError):
     """The server rejected the request (4xx other than 429); retrying would not help."""
 
@@ -63,3 +73,10 @@ class ConfigError(LoopError, ValueError):
 
 class PluginNotFound(LoopError, ImportError):
     """A configured brain or toolbox entry point is not installed; the message lists what is."""
+
+
+class ShuttingDown(RuntimeError):
+    """The Python interpreter is exiting, so work a turn was waiting for was abandoned.
+
+    Raised in the caller's thread instead of waiting out ``tool_timeout`` or ``time_budget``:
+    a caller thread that is not a daemon would otherwise keep the process alive that long."""
