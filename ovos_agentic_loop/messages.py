@@ -24,7 +24,12 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
-__all__ = ["AgentMessage", "BrainReply", "MessageRole", "ToolCall"]
+__all__ = ["RAW_ARGUMENTS_KEY", "AgentMessage", "BrainReply", "MessageRole", "ToolCall"]
+
+RAW_ARGUMENTS_KEY = "__raw_arguments__"
+"""When the model's argument text is not a JSON object, a brain sets ``ToolCall.arguments`` to
+``{RAW_ARGUMENTS_KEY: "<the text>"}``: the loop then tells the model its arguments were not valid
+JSON (instead of running the tool), and the brain sends the text back as the model wrote it."""
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Running the tool calls of one reply, and turning every outcome into what the model sees.
 
 :func:`observation_for_error` is the ONE place where a tool failure becomes an
-observation: an unknown tool (with the available names), invalid arguments (the
+observation: an unknown tool (with the available names), arguments that are not
+valid JSON (the parser's complaint and what the model wrote), invalid arguments (the
 field-level errors and the expected arguments), the tool raised (type and
 message), a timeout. Successful outputs are rendered as JSON, never a Python repr.
 """
@@ -20,10 +21,22 @@ from ovos_plugin_manager.templates.agents import ToolCall
 from pydantic import BaseModel, ValidationError
 
 from ovos_agentic_loop.daemon_pool import DaemonPool
+from ovos_agentic_loop.errors import ShuttingDown
+from ovos_agentic_loop.messages import RAW_ARGUMENTS_KEY
 from ovos_agentic_loop.protocol import compact_arguments
 from ovos_agentic_loop.toolset import ToolSet
 
-__all__ = ["ToolOutcome", "ToolTimeout", "UnknownTool", "observation_for_error", "render_output", "run_calls"]
+__all__ = [
+    "ArgumentsNotJSON",
+    "ToolOutcome",
+    "ToolTimeout",
+    "UnknownTool",
+    "observation_for_error",
+    "render_output",
+    "run_calls",
+]
+
+_RAW_PREVIEW_CHARS = 200  # of the model's broken arguments, quoted back to it
 
 
 class UnknownTool(LookupError):
@@ -32,6 +45,26 @@ class UnknownTool(LookupError):
 
 class ToolTimeout(TimeoutError):
     """A tool did not finish within ``tool_timeout``."""
+
+
+class ArgumentsNotJSON(ValueError):
+    """The model's arguments text is not a JSON object (the brain kept it under ``RAW_ARGUMENTS_KEY``)."""
+
+    def __init__(self, raw: str) -> None:
+        super().__init__(_json_problem(raw))
+        self.raw = raw
+
+
+def _json_problem(raw: str) -> str:
+    """Why ``raw`` is not a JSON object, in the parser's words (json.loads is linear in the text)."""
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:  # JSONDecodeError, or a number too long for Python's int conversion
+        return str(exc)
+    except RecursionError:  # the C scanner recurses per nesting level
+        return "nested too deeply"
+    kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return f"it is {kinds.get(type(value), 'a number')}, not an object"
 
 
 @dataclass(frozen=True)
@@ -76,7 +109,7 @@ def run_calls(
                 raise ToolTimeout(timeout)
             output, duration = future.result()
         except BaseException as exc:  # every failure becomes an observation; nothing escapes the loop
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, ShuttingDown)):
                 raise
             text = observation_for_error(exc, call, toolset)
             duration = time.monotonic() - started
@@ -97,6 +130,8 @@ def _call(toolbox: ToolBox, call: ToolCall) -> tuple[Any, float]:
     started = time.monotonic()
     if not isinstance(call.arguments, dict):
         raise TypeError(f"arguments must be a JSON object, got {type(call.arguments).__name__}")
+    if set(call.arguments) == {RAW_ARGUMENTS_KEY}:  # never hand the tool a placeholder key
+        raise ArgumentsNotJSON(str(call.arguments[RAW_ARGUMENTS_KEY]))
     return toolbox.call_tool(call.name, dict(call.arguments)), time.monotonic() - started
 
 
@@ -120,6 +155,12 @@ def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) 
         return (
             f"Error: {name} did not finish within {exc.args[0]:g} seconds and was stopped. "
             "Try a smaller request or another way."
+        )
+    if isinstance(exc, ArgumentsNotJSON):
+        wrote = exc.raw if len(exc.raw) <= _RAW_PREVIEW_CHARS else exc.raw[:_RAW_PREVIEW_CHARS] + "..."
+        return (
+            f"Error: your arguments for {name} were not valid JSON: {exc}. You wrote: {wrote}\n"
+            f"Call {name} again with its arguments as one JSON object: {_expected(name, toolset)}"
         )
     if isinstance(exc, TypeError) and "arguments must be a JSON object" in str(exc):
         return f"Error: {name}: {exc}. Expected arguments: {_expected(name, toolset)}"
