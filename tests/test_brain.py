@@ -8,16 +8,17 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from fake_openai_server import FakeOpenAIServer, Stream, chunk, completion
+from fake_openai_server import FakeOpenAIServer, Raw, Stream, chunk, completion
 from ovos_plugin_manager.agents import load_chat_plugin
 from pydantic import BaseModel
 
 from ovos_agentic_loop.brain import (
     RAW_ARGUMENTS_KEY,
+    BrainBadResponse,
     BrainConfigError,
     BrainRequestError,
     BrainUnavailable,
@@ -383,3 +384,156 @@ def test_stream_message_text_then_final_message(server: FakeOpenAIServer) -> Non
 def test_stream_open_is_retried_on_5xx(server: FakeOpenAIServer) -> None:
     server.replies += [(502, {"error": {"message": "bad gateway"}}), Stream([chunk("ok")])]
     assert list(brain_for(server).stream_tokens([user("hi")])) == ["ok"]
+
+
+# -- incomplete streams (issue 13, finding 2) --------------------------------------------
+def add_call_delta(arguments: str) -> list[dict[str, Any]]:
+    return [{"index": 0, "id": "c1", "type": "function", "function": {"name": "add", "arguments": arguments}}]
+
+
+def test_a_stream_cut_without_done_or_finish_reason_is_an_error(server: FakeOpenAIServer) -> None:
+    server.replies.append(Stream([chunk("One. "), chunk("Two. ")], done=False))
+    items: list[Any] = []
+    with pytest.raises(BrainBadResponse, match="broke off") as info:
+        for item in brain_for(server).stream_message([user("count")]):
+            items.append(item)
+    assert items == ["One. ", "Two. "]  # the text came as it arrived; no final message claims it is whole
+    assert server.url in str(info.value) and "without [DONE] or a finish_reason" in str(info.value)
+
+
+def test_a_stream_cut_inside_a_tool_call_never_yields_the_call(server: FakeOpenAIServer) -> None:
+    # The arguments happen to parse: only the missing end shows the call may be incomplete.
+    server.replies.append(Stream([chunk(tool_calls=add_call_delta('{"a": 1, "b": 2}'))], done=False))
+    with pytest.raises(BrainBadResponse, match=r"1 unfinished tool call\(s\), which were not run"):
+        list(brain_for(server).stream_message([user("1+2")], tools=[ADD_TOOL]))
+
+
+@pytest.mark.parametrize(
+    "stream",
+    [
+        Stream([chunk("Hi.", finish="stop")], done=False),  # finish_reason, then the server hung up
+        Stream([chunk("Hi.")], done=True),  # [DONE] from a server that sends no finish_reason
+    ],
+    ids=["finish_reason only", "[DONE] only"],
+)
+def test_either_end_marker_completes_a_stream(server: FakeOpenAIServer, stream: Stream) -> None:
+    server.replies.append(stream)
+    items = list(brain_for(server).stream_message([user("hi")]))
+    assert isinstance(items[-1], BrainReply) and items[-1].content == "Hi."
+
+
+# -- Retry-After (issue 13, finding 3) ------------------------------------------------------
+def busy_for(seconds: float, retry_after: str | Callable[[], str], status: int = 429) -> Callable[..., Any]:
+    """A server that refuses every request until ``seconds`` after the first one, saying when to return."""
+    opened: list[float] = []
+
+    def reply(body: dict[str, Any]) -> Any:
+        opened.append(opened[0] if opened else time.monotonic())
+        if time.monotonic() - opened[0] < seconds:
+            value = retry_after() if callable(retry_after) else retry_after
+            return (status, {"error": {"message": "busy"}}, {"Retry-After": value})
+        return completion("ok")
+
+    return reply
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_retry_after_seconds_is_waited_for(server: FakeOpenAIServer, status: int) -> None:
+    server.replies += [busy_for(1.0, "1.2", status)] * 3
+    brain = brain_for(server, max_retries=2, retry_backoff=0.05, timeout=10)
+    assert brain.continue_chat([user("hi")]).content == "ok"
+    assert len(server.requests) == 2  # waited as told; a 0.05 s backoff would have asked three times
+    assert server.received_at[1] - server.received_at[0] >= 1.15
+
+
+def test_retry_after_as_an_http_date_is_waited_for(server: FakeOpenAIServer) -> None:
+    from email.utils import formatdate
+
+    server.replies += [busy_for(1.0, lambda: formatdate(time.time() + 2, usegmt=True))] * 3
+    brain = brain_for(server, max_retries=2, retry_backoff=0.05, timeout=10)
+    assert brain.continue_chat([user("hi")]).content == "ok"
+    assert len(server.requests) == 2
+    assert server.received_at[1] - server.received_at[0] >= 1.0  # the date has 1-second resolution
+
+
+def test_retry_after_past_the_timeout_fails_at_once_and_says_why(server: FakeOpenAIServer) -> None:
+    server.replies += [busy_for(60, "30")] * 3
+    started = time.monotonic()
+    with pytest.raises(BrainUnavailable, match=r"HTTP 429 .*retry after 30 s \(Retry-After\)") as info:
+        brain_for(server, max_retries=3, timeout=5).continue_chat([user("hi")])
+    assert time.monotonic() - started < 1
+    assert len(server.requests) == 1 and server.url in str(info.value)
+
+
+def test_retry_after_is_bounded_by_the_callers_deadline(server: FakeOpenAIServer) -> None:
+    server.replies += [busy_for(60, "2")] * 3
+    started = time.monotonic()
+    with pytest.raises(BrainUnavailable, match="Retry-After"):
+        brain_for(server, max_retries=3, timeout=60).continue_chat([user("hi")], deadline=started + 1)
+    assert time.monotonic() - started < 1 and len(server.requests) == 1
+
+
+def test_retry_after_parsing() -> None:
+    from ovos_agentic_loop.brain.retry_policy import retry_after_seconds
+
+    now = 1_000_000_000.0  # 2001-09-09T01:46:40Z
+    assert retry_after_seconds({"retry-after": "3"}) == 3
+    assert retry_after_seconds({"retry-after": "0.5"}) == 0.5
+    assert retry_after_seconds({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert retry_after_seconds({"retry-after": "Sun, 09 Sep 2001 01:46:50 GMT"}, now=now) == 10
+    assert retry_after_seconds({"retry-after": "Sun, 09 Sep 2001 01:46:30 GMT"}, now=now) == 0  # past
+    assert retry_after_seconds({"retry-after": "-4"}) == 0
+    for junk in ({}, {"retry-after": "soon"}, {"retry-after": "nan"}, {"retry-after": "Sun, 09 Sep 2001"}):
+        assert retry_after_seconds(junk, now=now) is None
+
+
+# -- replies that are not chat completions (issue 13, finding 7) -----------------------------
+HTML_PAGE = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>" + "x" * 5000
+
+
+@pytest.mark.parametrize(
+    ("reply", "says"),
+    [
+        (Raw(200, HTML_PAGE), "an HTML page titled '502 Bad Gateway'"),
+        (Raw(200, '{"id": "x", "choices": [', "application/json"), "malformed JSON"),
+        (Raw(200, "", "application/json"), "malformed JSON"),
+        (Raw(200, '{"choices": [{"message": "hi"}]}', "application/json"), "not an OpenAI chat completion"),
+        (Raw(200, '{"choices": "none"}', "application/json"), "not an OpenAI chat completion"),
+    ],
+    ids=["html", "cut json", "empty json", "message not an object", "choices not a list"],
+)
+def test_a_reply_that_is_not_a_completion_names_the_url_and_what_came(
+    server: FakeOpenAIServer, reply: Raw, says: str
+) -> None:
+    server.replies.append(reply)
+    with pytest.raises(BrainBadResponse) as info:
+        brain_for(server).continue_chat([user("hi")])
+    message = str(info.value)
+    assert server.url in message and says in message
+    assert len(message) < 400, message  # briefly: never the whole page
+
+
+@pytest.mark.parametrize(
+    ("reply", "says"),
+    [
+        (Raw(200, HTML_PAGE), "text/html, not server-sent events: an HTML page titled '502 Bad Gateway'"),
+        (Stream([chunk("Hi"), "{not json"]), "malformed JSON"),
+        (Stream([{"choices": "none"}]), "not an OpenAI chat completion"),
+    ],
+    ids=["html", "malformed event", "chunk of the wrong shape"],
+)
+def test_a_stream_that_is_not_a_completion_names_the_url_and_what_came(
+    server: FakeOpenAIServer, reply: Any, says: str
+) -> None:
+    server.replies.append(reply)
+    with pytest.raises(BrainBadResponse) as info:
+        list(brain_for(server).stream_message([user("hi")]))
+    assert server.url in str(info.value) and says in str(info.value)
+
+
+def test_an_html_error_page_is_named_by_its_title(server: FakeOpenAIServer) -> None:
+    server.replies.append(Raw(404, HTML_PAGE.replace("502 Bad Gateway", "404 Not Found")))
+    with pytest.raises(BrainRequestError) as info:
+        brain_for(server).continue_chat([user("hi")])
+    assert "HTTP 404" in str(info.value) and "'404 Not Found'" in str(info.value)
+    assert len(str(info.value)) < 300

@@ -12,10 +12,17 @@ the client; the first request waits for that warm-up (one client, behind a lock)
 Per request: the body is already JSON-ready, so it goes out through the client's
 ``post`` and skips ``chat.completions.create``'s parameter transform, which re-walks
 the whole history on every call (most of the client-side CPU of a long agent run).
+
+Honest replies: an HTML page, malformed JSON, or a stream that ends without ``[DONE]``
+or a ``finish_reason`` (the connection was cut: half an answer, or a tool call with
+half its arguments) raise :class:`BrainBadResponse` naming the URL and what came back;
+nothing incomplete is passed on as if it were whole.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -25,8 +32,15 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ChatEngine
 
 from ovos_agentic_loop.brain.config import BrainConfig
-from ovos_agentic_loop.brain.wire import ToolCallAccumulator, to_wire, tool_call_from_wire
-from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid, BrainRequestError, BrainUnavailable
+from ovos_agentic_loop.brain.retry_policy import RetryClock, retry_after_seconds
+from ovos_agentic_loop.brain.wire import ToolCallAccumulator, describe_body, to_wire, tool_call_from_wire
+from ovos_agentic_loop.errors import (
+    BrainBadResponse,
+    BrainError,
+    BrainReplyInvalid,
+    BrainRequestError,
+    BrainUnavailable,
+)
 from ovos_agentic_loop.messages import AgentMessage, BrainReply, MessageRole
 from ovos_agentic_loop.sentences import stream_sentences
 
@@ -68,9 +82,41 @@ def _unreadable_reply(exc: BaseException) -> bool:
     )
 
 
-def _request_options() -> RequestOptions:
+def _request_options(timeout: float) -> RequestOptions:
     # What ``chat.completions.create`` sends besides the body: the API key as a bearer token.
-    return {"security": {"bearer_auth": True}}
+    # The timeout is what is left of the request's (or the turn's) time, not a fresh ``timeout``.
+    return {"security": {"bearer_auth": True}, "timeout": timeout}
+
+
+def _asked_delay(exc: BaseException | None) -> float | None:
+    """The ``Retry-After`` of a 429/503 reply, in seconds; None for anything else."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError) and exc.status_code in (429, 503):
+        return retry_after_seconds(exc.response.headers)
+    return None
+
+
+@functools.cache
+def _watched_stream_class() -> type[Stream[ChatCompletionChunk]]:
+    """The SDK's ``Stream`` that also records whether the server sent ``data: [DONE]``.
+
+    The SDK stops at ``[DONE]`` without saying whether it came; a connection that simply
+    closed looks the same to its iterator. Built on first use (``openai`` is imported lazily).
+    """
+    from openai import Stream
+    from openai.types.chat import ChatCompletionChunk
+
+    class WatchedStream(Stream[ChatCompletionChunk]):
+        saw_done = False
+
+        def _iter_events(self) -> Iterator[Any]:
+            for event in super()._iter_events():
+                if event.data.startswith("[DONE]"):
+                    self.saw_done = True
+                yield event
+
+    return WatchedStream
 
 
 class OpenAIBrain(ChatEngine):
@@ -157,75 +203,112 @@ class OpenAIBrain(ChatEngine):
             body.update(s.extra_body)  # extra wins, as with the SDK's own ``extra_body``
         return body
 
-    def _complete(self, client: OpenAI, body: dict[str, Any]) -> ChatCompletion:
+    def _complete(self, client: OpenAI, body: dict[str, Any], timeout: float) -> ChatCompletion | str:
         from openai.types.chat import ChatCompletion
 
-        return client.post(_PATH, body=body, cast_to=ChatCompletion, options=_request_options())
+        # A str when the server answered with something other than JSON (an HTML page).
+        reply: ChatCompletion | str = client.post(
+            _PATH, body=body, cast_to=ChatCompletion, options=_request_options(timeout)
+        )
+        return reply
 
-    def _open_stream(self, client: OpenAI, body: dict[str, Any]) -> Stream[ChatCompletionChunk]:
-        from openai import Stream
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    def _open_stream(
+        self, client: OpenAI, body: dict[str, Any], timeout: float
+    ) -> Stream[ChatCompletionChunk]:
+        from openai.types.chat import ChatCompletion
 
         return client.post(
             _PATH,
             body=body,
             cast_to=ChatCompletion,
-            options=_request_options(),
+            options=_request_options(timeout),
             stream=True,
-            stream_cls=Stream[ChatCompletionChunk],
+            stream_cls=_watched_stream_class(),
         )
 
-    def _call(self, fn: Callable[[OpenAI], T]) -> T:
-        """Run one request with the retry policy, translating SDK errors."""
+    def _call(self, fn: Callable[[OpenAI, float], T], deadline: float | None = None) -> T:
+        """Run one request with the retry policy, translating SDK errors.
+
+        ``fn(client, timeout)`` sends the request. Retries wait as the server asks
+        (``Retry-After``) or back off exponentially, and never past ``timeout`` from now
+        nor the turn's ``deadline``: a wait that would is skipped and the error raised.
+        """
         client = self.client  # first: joins the warm-up; openai and tenacity are loaded after it
         import openai
-        from tenacity import (
-            Retrying,
-            retry_if_exception,
-            stop_after_attempt,
-            stop_after_delay,
-            wait_exponential,
-        )
+        from tenacity import Retrying, retry_if_exception
 
         s = self.settings
+        clock = RetryClock.start(s.timeout, s.retry_backoff, deadline)
+
+        def planned(state: RetryCallState) -> float:
+            error = state.outcome.exception() if state.outcome else None
+            return clock.delay(state.attempt_number, _asked_delay(error))
+
+        def give_up(state: RetryCallState) -> bool:
+            return state.attempt_number > s.max_retries or clock.too_late(planned(state))
+
         retrying = Retrying(
             retry=retry_if_exception(_retryable),
-            stop=stop_after_attempt(s.max_retries + 1) | stop_after_delay(s.timeout),
-            wait=wait_exponential(multiplier=s.retry_backoff, max=8),
+            stop=give_up,
+            wait=planned,
             before_sleep=self._log_retry,
             reraise=True,
         )
         try:
-            return retrying(fn, client)
+            return retrying(lambda: fn(client, max(0.01, min(s.timeout, clock.remaining()))))
         except openai.OpenAIError as exc:
-            raise self._translate(exc) from exc
+            raise self._translate(exc, clock) from exc
+        except json.JSONDecodeError as exc:  # the SDK's ``response.json()`` on a body that is not JSON
+            raise self._malformed_json(exc) from exc
 
     def _log_retry(self, state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
         url, attempt = self.settings.api_url, state.attempt_number
-        LOG.warning("brain request to %s failed (%s); retry %d", url, error, attempt)
+        wait = state.next_action.sleep if state.next_action else 0.0
+        LOG.warning("brain request to %s failed (%s); retry %d in %.1f s", url, error, attempt, wait)
 
-    def _translate(self, exc: openai.OpenAIError) -> BrainError:
+    def _timed_out(self) -> BrainUnavailable:
+        url = self.settings.api_url
+        return BrainUnavailable(
+            f"The model server at {url} did not answer within {self.settings.timeout:g} s "
+            f"(config `timeout`). Is it overloaded, or the request too long? If it is not running, "
+            f"{_START_HINT}.",
+            url=url,
+        )
+
+    def _malformed_json(self, exc: json.JSONDecodeError) -> BrainBadResponse:
+        url = self.settings.api_url
+        return BrainBadResponse(
+            f"The server at {url} sent malformed JSON ({exc.msg} at character {exc.pos}): "
+            f"{describe_body(exc.doc)}. Is `api_url` the /v1 base of an OpenAI-compatible server?",
+            url=url,
+        )
+
+    def _translate(self, exc: openai.OpenAIError, clock: RetryClock | None = None) -> BrainError:
         import openai
 
         url = self.settings.api_url
         if isinstance(exc, openai.APITimeoutError):
-            return BrainUnavailable(
-                f"The model server at {url} did not answer within {self.settings.timeout:g} s "
-                f"(config `timeout`). Is it overloaded, or the request too long? If it is not running, "
-                f"{_START_HINT}.",
-                url=url,
-            )
+            return self._timed_out()
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc
             message = f"Cannot reach the model server at {url} ({cause}); {_START_HINT}."
             return BrainUnavailable(message, url=url)
         if isinstance(exc, openai.APIStatusError):
-            detail = f"HTTP {exc.status_code} from {url}: {exc.message}"
+            # A body that is not JSON (an HTML error page) is only in ``body``; the message omits it.
+            said = exc.body if isinstance(exc.body, str) and exc.body.strip() else str(exc.message)
+            detail = f"HTTP {exc.status_code} from {url}: {describe_body(said, quote=False)}"
             if _unreadable_reply(exc):
                 return BrainReplyInvalid(detail, url=url, status=exc.status_code)
             if _retryable(exc):
-                detail += " (still failing after retries)"
+                asked = _asked_delay(exc)
+                if asked is not None and clock is not None and clock.too_late(asked):
+                    detail += (
+                        f"; it asked to retry after {asked:g} s (Retry-After), past the time left for this "
+                        f"request ({max(0.0, clock.remaining()):.1f} s: `timeout` or the turn's budget)"
+                    )
+                else:
+                    detail += " (still failing after retries)"
                 return BrainUnavailable(detail, url=url, status=exc.status_code)
             return BrainRequestError(detail, url=url, status=exc.status_code)
         return BrainError(f"Request to {url} failed: {exc}", url=url)
@@ -239,22 +322,48 @@ class OpenAIBrain(ChatEngine):
         units: str | None = None,
         tools: Any = None,
         stop: list[str] | None = None,
+        deadline: float | None = None,
     ) -> BrainReply:
-        """One completion; the reply carries ``tool_calls``, usage, llama-server timings, finish_reason."""
+        """One completion; the reply carries ``tool_calls``, usage, llama-server timings, finish_reason.
+
+        ``deadline`` (``time.monotonic()`` seconds; the agent loop passes its turn's) bounds the
+        request and its retries on top of ``timeout``.
+        """
         body = self._request(messages, tools, stop, stream=False)
-        completion = self._call(lambda client: self._complete(client, body))
-        if not completion.choices:
-            url = self.settings.api_url
-            raise BrainError(f"The server at {url} returned no choices", url=url)
-        choice = completion.choices[0]
-        extra = completion.model_extra or {}
-        return BrainReply(
-            role=MessageRole.ASSISTANT,
-            content=choice.message.content or "",
-            tool_calls=[tool_call_from_wire(c) for c in choice.message.tool_calls or []] or None,
-            usage=completion.usage.model_dump(exclude_none=True) if completion.usage else None,
-            timings=extra.get("timings"),
-            finish_reason=choice.finish_reason,
+        completion = self._call(lambda client, timeout: self._complete(client, body, timeout), deadline)
+        url = self.settings.api_url
+        if isinstance(completion, str):  # the SDK hands back the text of a reply that is not JSON
+            raise BrainBadResponse(
+                f"The server at {url} answered with {describe_body(completion)} instead of a JSON chat "
+                "completion. Is `api_url` the /v1 base of an OpenAI-compatible server?",
+                url=url,
+            )
+        try:
+            if not completion.choices:
+                raise BrainBadResponse(f"The server at {url} returned no choices", url=url)
+            choice = completion.choices[0]
+            extra = completion.model_extra or {}
+            return BrainReply(
+                role=MessageRole.ASSISTANT,
+                content=choice.message.content or "",
+                tool_calls=[tool_call_from_wire(c) for c in choice.message.tool_calls or []] or None,
+                usage=completion.usage.model_dump(exclude_none=True) if completion.usage else None,
+                timings=extra.get("timings"),
+                finish_reason=choice.finish_reason,
+            )
+        except (AttributeError, TypeError, KeyError, IndexError) as exc:  # the SDK does not validate
+            raise self._not_a_completion(completion, exc) from exc
+
+    def _not_a_completion(self, reply: Any, exc: Exception) -> BrainBadResponse:
+        url = self.settings.api_url
+        try:
+            text = json.dumps(reply.to_dict(warnings=False), ensure_ascii=False)
+        except Exception:  # noqa: BLE001 - only for the message: the shape is already known to be wrong
+            text = repr(reply)
+        return BrainBadResponse(
+            f"The server at {url} sent JSON that is not an OpenAI chat completion "
+            f"({type(exc).__name__}: {exc}): {describe_body(text)}",
+            url=url,
         )
 
     def stream_message(
@@ -265,35 +374,51 @@ class OpenAIBrain(ChatEngine):
         units: str | None = None,
         tools: Any = None,
         stop: list[str] | None = None,
+        deadline: float | None = None,
     ) -> Iterator[str | AgentMessage]:
         """Text deltas as they arrive, then one ``BrainReply`` with the accumulated tool calls.
 
         Only opening the stream is retried: once text went out, a retry would repeat it.
+        A stream that ends without ``[DONE]`` or a ``finish_reason`` raises
+        :class:`BrainBadResponse` instead of the final message: its tool calls never run.
         """
         body = self._request(messages, tools, stop, stream=True)
-        stream = self._call(lambda client: self._open_stream(client, body))
-        import openai  # loaded by now: only for the error class below
+        stream = self._call(lambda client, timeout: self._open_stream(client, body, timeout), deadline)
+        import openai  # loaded by now: only for the error classes below
 
         text: list[str] = []
         calls = ToolCallAccumulator()
         usage: dict[str, Any] | None = None
         timings: dict[str, Any] | None = None
         finish_reason: str | None = None
+        chunk: Any = None
         try:
             with stream:
+                self._require_event_stream(stream.response)
                 for chunk in stream:
                     extra = chunk.model_extra or {}
                     timings = extra.get("timings") or timings
                     if chunk.usage:
                         usage = chunk.usage.model_dump(exclude_none=True)
-                    for choice in chunk.choices:
+                    for choice in chunk.choices or []:
                         finish_reason = choice.finish_reason or finish_reason
                         if choice.delta.content:
                             text.append(choice.delta.content)
                             yield choice.delta.content
                         calls.add(choice.delta.tool_calls)
+        except openai.APITimeoutError as exc:
+            raise self._translate(exc) from exc
+        except openai.APIConnectionError as exc:  # the connection broke mid-stream: the server was reached
+            cause = exc.__cause__ or exc
+            raise self._cut_stream(text, calls, f"{type(cause).__name__}: {cause}") from exc
         except openai.OpenAIError as exc:
             raise self._translate(exc) from exc
+        except json.JSONDecodeError as exc:
+            raise self._malformed_json(exc) from exc
+        except (AttributeError, TypeError, KeyError, IndexError) as exc:
+            raise self._not_a_completion(chunk, exc) from exc
+        if finish_reason is None and not getattr(stream, "saw_done", False):
+            raise self._cut_stream(text, calls, "the connection closed without [DONE] or a finish_reason")
         yield BrainReply(
             role=MessageRole.ASSISTANT,
             content="".join(text),
@@ -301,6 +426,34 @@ class OpenAIBrain(ChatEngine):
             usage=usage,
             timings=timings,
             finish_reason=finish_reason,
+        )
+
+    def _require_event_stream(self, response: Any) -> None:
+        """A reply to a streamed request that is not server-sent events (an HTML error page) is
+        reported with what it says, rather than read as an empty stream."""
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if not kind or kind == "text/event-stream":
+            return
+        head = b""
+        for part in response.iter_bytes():
+            head += part
+            if len(head) >= 4096:  # enough to describe it; the rest is not worth waiting for
+                break
+        url = self.settings.api_url
+        raise BrainBadResponse(
+            f"The server at {url} answered a streamed request with {kind}, not server-sent events: "
+            f"{describe_body(head.decode('utf-8', 'replace'))}",
+            url=url,
+        )
+
+    def _cut_stream(self, text: list[str], calls: ToolCallAccumulator, why: str) -> BrainBadResponse:
+        url = self.settings.api_url
+        got = f"{sum(len(t) for t in text)} characters of text"
+        if calls.pending:
+            got += f" and {calls.pending} unfinished tool call(s), which were not run"
+        return BrainBadResponse(
+            f"The reply from {url} broke off ({why}) after {got}; the incomplete reply was not used.",
+            url=url,
         )
 
     def stream_tokens(

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from ovos_agentic_loop.messages import AgentMessage, MessageRole, ToolCall
+from ovos_agentic_loop.messages import RAW_ARGUMENTS_KEY, AgentMessage, MessageRole, ToolCall
 
-__all__ = ["RAW_ARGUMENTS_KEY", "ToolCallAccumulator", "parse_arguments", "to_wire", "tool_call_from_wire"]
+__all__ = [
+    "RAW_ARGUMENTS_KEY",
+    "ToolCallAccumulator",
+    "describe_body",
+    "parse_arguments",
+    "to_wire",
+    "tool_call_from_wire",
+]
 
-RAW_ARGUMENTS_KEY = "__raw_arguments__"
-"""When the model's argument text is not a JSON object, ``ToolCall.arguments`` is
-``{RAW_ARGUMENTS_KEY: "<the text>"}`` so the loop can show the model what it wrote."""
+_HTML_TITLE = re.compile(r"<title[^>]*>([^<]{0,200})", re.IGNORECASE)
+_LOOKS_HTML = re.compile(r"<!doctype html|<html|<head|<body", re.IGNORECASE)
 
 # llama.cpp chat templates know system/user/assistant/tool only; "developer" is
 # OpenAI's newer name for the same thing, so it goes out as "system".
@@ -63,6 +70,21 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {RAW_ARGUMENTS_KEY: raw}
 
 
+def describe_body(text: str, limit: int = 160, *, quote: bool = True) -> str:
+    """What a server sent instead of what was expected, in a few words for an error message:
+    an HTML page by its title, anything else by its first ``limit`` characters (quoted)."""
+    head = text[:65536]  # enough to find a title; a huge body is not scanned
+    if _LOOKS_HTML.search(head):
+        title = _HTML_TITLE.search(head)
+        name = " ".join(title.group(1).split()) if title else ""
+        return f"an HTML page titled {name!r}" if name else "an HTML page"
+    flat = " ".join(head[: limit * 4].split())
+    if not flat:
+        return "an empty body"
+    brief = flat[:limit] + ("..." if len(flat) > limit or len(text) > limit * 4 else "")
+    return repr(brief) if quote else brief
+
+
 def _new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:12]}"
 
@@ -104,6 +126,11 @@ class ToolCallAccumulator:
                     partial.name = function.name
                 if function.arguments:
                     partial.arguments.append(function.arguments)
+
+    @property
+    def pending(self) -> int:
+        """How many calls have started arriving."""
+        return len(self._calls)
 
     def calls(self) -> list[ToolCall]:
         return [
