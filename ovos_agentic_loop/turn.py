@@ -25,7 +25,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 from ovos_agentic_loop.brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop.config import LoopConfig
 from ovos_agentic_loop.daemon_pool import DaemonPool
-from ovos_agentic_loop.errors import BrainReplyInvalid
+from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
 from ovos_agentic_loop.events import StepKind
 from ovos_agentic_loop.observations import ToolOutcome, run_calls
 from ovos_agentic_loop.protocol import (
@@ -49,6 +49,10 @@ UNREADABLE_CALL = (
     "Call the tool again with its arguments as one valid JSON object, or answer directly."
 )
 REPEATS_ALLOWED = 2  # the third identical call is refused and the turn ends
+# Said after a streamed answer that cannot be finished: a listener must not mistake half an answer
+# for a whole one (see ``Turn._cut_short``).
+CUT_BY_TIME = "I'm sorry, I ran out of time, so that answer is incomplete."
+CUT_BY_BRAIN = "I'm sorry, I lost the connection to the model, so that answer is incomplete."
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class Turn:
     corrections: int = 0
     call_counts: Counter[str] = field(default_factory=Counter)
     started: float = field(default_factory=time.monotonic)
+    spoken: list[str] = field(default_factory=list)  # final-answer text already streamed to the caller
 
     def __post_init__(self) -> None:
         self.transcript = self._with_system_prompt(self.incoming)
@@ -128,10 +133,17 @@ class Turn:
                     return (yield from self._forced_answer("empty", stream))
                 return self._finish(answer, "answer")
         except BrainCallTimeout:
+            if self.spoken:
+                return (yield from self._cut_short("time_budget", CUT_BY_TIME))
             return self._finish(
                 f"I'm sorry, that took longer than my time limit of {cfg.time_budget:g} seconds.",
                 "time_budget",
             )
+        except BrainError as exc:  # before any text went out, the caller's fallback takes over
+            if not self.spoken:
+                raise
+            self._emit("notice", message=f"the model's reply broke off: {exc}")
+            return (yield from self._cut_short("stream_cut", CUT_BY_BRAIN))
 
     def warm_up(self) -> None:
         """One model call with this turn's system prompt and tools; the reply is ignored, no tool runs."""
@@ -172,6 +184,7 @@ class Turn:
             if isinstance(item, str):
                 out = gate.feed(item)
                 if out:
+                    self.spoken.append(out)
                     yield out
             else:
                 reply = item
@@ -282,6 +295,15 @@ class Turn:
             duration_s=round(time.monotonic() - self.started, 4),
         )
         return AgentMessage(MessageRole.ASSISTANT, answer)
+
+    def _cut_short(self, reason: str, note: str) -> Generator[str, None, AgentMessage]:
+        """A streamed answer that cannot be finished ends with a sentence that says so, never silently."""
+        said = "".join(self.spoken).rstrip()
+        self._emit("notice", message=f"the streamed answer was cut short ({reason}) after {len(said)} chars")
+        # A line break ends the sentence being spoken; "…" marks one that was cut mid-way.
+        tail = "\n" if not said or said.endswith((".", "!", "?", "…")) else "…\n"
+        yield tail + note
+        return self._finish(f"{said}{tail.strip()} {note}".strip(), reason)
 
     def _hand_to_caller(self, calls: list[ToolCall]) -> AgentMessage:
         self._emit(
