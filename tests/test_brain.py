@@ -537,3 +537,16 @@ def test_an_html_error_page_is_named_by_its_title(server: FakeOpenAIServer) -> N
         brain_for(server).continue_chat([user("hi")])
     assert "HTTP 404" in str(info.value) and "'404 Not Found'" in str(info.value)
     assert len(str(info.value)) < 300
+
+
+def test_each_request_gets_the_time_left_and_keeps_the_connect_timeout(server: FakeOpenAIServer) -> None:
+    import httpx2
+
+    seen: list[dict[str, float]] = []
+    http_client = httpx2.Client(event_hooks={"request": [lambda r: seen.append(r.extensions["timeout"])]})
+    brain = OpenAIBrain({"api_url": server.url, "timeout": 30, "connect_timeout": 2}, http_client=http_client)
+    server.replies += [completion("one"), completion("two")]
+    brain.continue_chat([user("hi")])
+    brain.continue_chat([user("hi")], deadline=time.monotonic() + 5)
+    assert seen[0]["connect"] == 2 and 29 < seen[0]["read"] <= 30
+    assert seen[1]["connect"] == 2 and 4 < seen[1]["read"] <= 5  # bounded by the caller's deadline

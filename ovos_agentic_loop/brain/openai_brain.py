@@ -82,10 +82,16 @@ def _unreadable_reply(exc: BaseException) -> bool:
     )
 
 
-def _request_options(timeout: float) -> RequestOptions:
+def _request_options(timeout: float, connect_timeout: float) -> RequestOptions:
     # What ``chat.completions.create`` sends besides the body: the API key as a bearer token.
-    # The timeout is what is left of the request's (or the turn's) time, not a fresh ``timeout``.
-    return {"security": {"bearer_auth": True}, "timeout": timeout}
+    # The timeout is what is left of the request's (or the turn's) time, not a fresh ``timeout``;
+    # a bare number would also replace the client's shorter connect timeout, so both are given.
+    import openai
+
+    return {
+        "security": {"bearer_auth": True},
+        "timeout": openai.Timeout(timeout, connect=min(connect_timeout, timeout)),
+    }
 
 
 def _asked_delay(exc: BaseException | None) -> float | None:
@@ -208,7 +214,10 @@ class OpenAIBrain(ChatEngine):
 
         # A str when the server answered with something other than JSON (an HTML page).
         reply: ChatCompletion | str = client.post(
-            _PATH, body=body, cast_to=ChatCompletion, options=_request_options(timeout)
+            _PATH,
+            body=body,
+            cast_to=ChatCompletion,
+            options=_request_options(timeout, self.settings.connect_timeout),
         )
         return reply
 
@@ -221,7 +230,7 @@ class OpenAIBrain(ChatEngine):
             _PATH,
             body=body,
             cast_to=ChatCompletion,
-            options=_request_options(timeout),
+            options=_request_options(timeout, self.settings.connect_timeout),
             stream=True,
             stream_cls=_watched_stream_class(),
         )
