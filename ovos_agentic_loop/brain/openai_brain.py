@@ -82,16 +82,9 @@ def _unreadable_reply(exc: BaseException) -> bool:
     )
 
 
-def _request_options(timeout: float, connect_timeout: float) -> RequestOptions:
+def _request_options() -> RequestOptions:
     # What ``chat.completions.create`` sends besides the body: the API key as a bearer token.
-    # The timeout is what is left of the request's (or the turn's) time, not a fresh ``timeout``;
-    # a bare number would also replace the client's shorter connect timeout, so both are given.
-    import openai
-
-    return {
-        "security": {"bearer_auth": True},
-        "timeout": openai.Timeout(timeout, connect=min(connect_timeout, timeout)),
-    }
+    return {"security": {"bearer_auth": True}}
 
 
 def _asked_delay(exc: BaseException | None) -> float | None:
@@ -209,38 +202,34 @@ class OpenAIBrain(ChatEngine):
             body.update(s.extra_body)  # extra wins, as with the SDK's own ``extra_body``
         return body
 
-    def _complete(self, client: OpenAI, body: dict[str, Any], timeout: float) -> ChatCompletion | str:
+    def _complete(self, client: OpenAI, body: dict[str, Any]) -> ChatCompletion | str:
         from openai.types.chat import ChatCompletion
 
         # A str when the server answered with something other than JSON (an HTML page).
         reply: ChatCompletion | str = client.post(
-            _PATH,
-            body=body,
-            cast_to=ChatCompletion,
-            options=_request_options(timeout, self.settings.connect_timeout),
+            _PATH, body=body, cast_to=ChatCompletion, options=_request_options()
         )
         return reply
 
-    def _open_stream(
-        self, client: OpenAI, body: dict[str, Any], timeout: float
-    ) -> Stream[ChatCompletionChunk]:
+    def _open_stream(self, client: OpenAI, body: dict[str, Any]) -> Stream[ChatCompletionChunk]:
         from openai.types.chat import ChatCompletion
 
         return client.post(
             _PATH,
             body=body,
             cast_to=ChatCompletion,
-            options=_request_options(timeout, self.settings.connect_timeout),
+            options=_request_options(),
             stream=True,
             stream_cls=_watched_stream_class(),
         )
 
-    def _call(self, fn: Callable[[OpenAI, float], T], deadline: float | None = None) -> T:
+    def _call(self, fn: Callable[[OpenAI], T], deadline: float | None = None) -> T:
         """Run one request with the retry policy, translating SDK errors.
 
-        ``fn(client, timeout)`` sends the request. Retries wait as the server asks
-        (``Retry-After``) or back off exponentially, and never past ``timeout`` from now
-        nor the turn's ``deadline``: a wait that would is skipped and the error raised.
+        ``fn(client)`` sends the request. Retries wait as the server asks (``Retry-After``)
+        or back off exponentially, and never past ``timeout`` from now nor the turn's
+        ``deadline``: a wait that would is skipped and the error raised. An attempt with
+        less time left than ``timeout`` gets a client bounded to what is left.
         """
         client = self.client  # first: joins the warm-up; openai and tenacity are loaded after it
         import openai
@@ -264,11 +253,21 @@ class OpenAIBrain(ChatEngine):
             reraise=True,
         )
         try:
-            return retrying(lambda: fn(client, max(0.01, min(s.timeout, clock.remaining()))))
+            return retrying(lambda: fn(self._bounded(client, clock.remaining())))
         except openai.OpenAIError as exc:
             raise self._translate(exc, clock) from exc
         except json.JSONDecodeError as exc:  # the SDK's ``response.json()`` on a body that is not JSON
             raise self._malformed_json(exc) from exc
+
+    def _bounded(self, client: OpenAI, left: float) -> OpenAI:
+        """``client``, or a copy whose timeouts end when ``left`` seconds are up."""
+        s = self.settings
+        if left >= s.timeout - 1.0:  # the client's own timeout fits: no copy (it costs ~0.2 ms)
+            return client
+        import openai
+
+        left = max(0.01, left)
+        return client.with_options(timeout=openai.Timeout(left, connect=min(s.connect_timeout, left)))
 
     def _log_retry(self, state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
@@ -339,7 +338,7 @@ class OpenAIBrain(ChatEngine):
         request and its retries on top of ``timeout``.
         """
         body = self._request(messages, tools, stop, stream=False)
-        completion = self._call(lambda client, timeout: self._complete(client, body, timeout), deadline)
+        completion = self._call(lambda client: self._complete(client, body), deadline)
         url = self.settings.api_url
         if isinstance(completion, str):  # the SDK hands back the text of a reply that is not JSON
             raise BrainBadResponse(
@@ -392,7 +391,7 @@ class OpenAIBrain(ChatEngine):
         :class:`BrainBadResponse` instead of the final message: its tool calls never run.
         """
         body = self._request(messages, tools, stop, stream=True)
-        stream = self._call(lambda client, timeout: self._open_stream(client, body, timeout), deadline)
+        stream = self._call(lambda client: self._open_stream(client, body), deadline)
         import openai  # loaded by now: only for the error classes below
 
         text: list[str] = []
