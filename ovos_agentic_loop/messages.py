@@ -14,7 +14,9 @@ yields text deltas (``str``) as the model writes them and, last, exactly one
 complete ``AgentMessage`` (content and any ``tool_calls``). The loop uses it to
 speak the first sentence of a final answer while the rest is still generated.
 A brain whose ``continue_chat`` accepts a ``stop`` keyword gets the text-protocol
-stop sequences through it.
+stop sequences through it; one whose ``continue_chat`` and ``stream_message`` accept
+``deadline`` gets the turn's deadline (``time.monotonic()`` seconds) to bound its
+requests and retries by.
 """
 
 from __future__ import annotations
