@@ -139,8 +139,8 @@ class Turn:
                 f"I'm sorry, that took longer than my time limit of {cfg.time_budget:g} seconds.",
                 "time_budget",
             )
-        except BrainError as exc:  # before any text went out, the caller's fallback takes over
-            if not self.spoken:
+        except BrainError as exc:
+            if not self.spoken:  # nothing said yet: the caller's fallback handler can still answer
                 raise
             self._emit("notice", message=f"the model's reply broke off: {exc}")
             return (yield from self._cut_short("stream_cut", CUT_BY_BRAIN))

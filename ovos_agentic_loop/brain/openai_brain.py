@@ -106,6 +106,9 @@ def _watched_stream_class() -> type[Stream[ChatCompletionChunk]]:
     from openai import Stream
     from openai.types.chat import ChatCompletionChunk
 
+    if not callable(getattr(Stream, "_iter_events", None)):  # an SDK without the hook: finish_reason only
+        return Stream[ChatCompletionChunk]
+
     class WatchedStream(Stream[ChatCompletionChunk]):
         saw_done = False
 
