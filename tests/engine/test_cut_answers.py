@@ -47,14 +47,15 @@ LONG = "The first sentence is here. The second one goes on and on for a very lon
 
 
 def test_a_stream_cut_by_the_time_budget_ends_with_a_sentence_saying_so() -> None:
-    engine = engine_with(WordByWordBrain([LONG]), time_budget=0.75)
+    engine = engine_with(WordByWordBrain([LONG]), time_budget=1.0)
     events = listen(engine)
     started = time.monotonic()
     sentences = list(engine.stream_sentences(user("tell me")))
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 2.5  # the budget, not the 1.8 s the whole answer takes
     assert sentences[0] == "The first sentence is here."
-    assert sentences[1].startswith("The second") and sentences[1].endswith("…")  # cut mid-sentence
     assert sentences[-1] == CUT_BY_TIME
+    assert len(sentences) == 3, sentences
+    assert sentences[1].startswith("The second") and sentences[1].endswith("…")  # cut mid-sentence
     notices = [e.data["message"] for e in events if e.kind == "notice"]
     assert any("cut short (time_budget)" in n for n in notices), notices
     final = [e for e in events if e.kind == "final"][-1]
@@ -62,7 +63,7 @@ def test_a_stream_cut_by_the_time_budget_ends_with_a_sentence_saying_so() -> Non
 
 
 def test_a_cut_after_a_whole_sentence_adds_no_ellipsis() -> None:
-    engine = engine_with(WordByWordBrain(["One two three four. " + "five " * 30]), time_budget=0.55)
+    engine = engine_with(WordByWordBrain(["One two three four. " + "five " * 30]), time_budget=0.8)
     tokens = "".join(engine.stream_tokens(user("count")))
     assert tokens.startswith("One two three four.")
     assert tokens.endswith(f"\n{CUT_BY_TIME}") or tokens.endswith(f"…\n{CUT_BY_TIME}")
