@@ -399,13 +399,24 @@ def test_a_stream_cut_without_done_or_finish_reason_is_an_error(server: FakeOpen
             items.append(item)
     assert items == ["One. ", "Two. "]  # the text came as it arrived; no final message claims it is whole
     assert server.url in str(info.value) and "without [DONE] or a finish_reason" in str(info.value)
+    assert len(server.requests) == 1  # text went out: asking again would repeat it
 
 
 def test_a_stream_cut_inside_a_tool_call_never_yields_the_call(server: FakeOpenAIServer) -> None:
     # The arguments happen to parse: only the missing end shows the call may be incomplete.
-    server.replies.append(Stream([chunk(tool_calls=add_call_delta('{"a": 1, "b": 2}'))], done=False))
+    server.replies += [Stream([chunk(tool_calls=add_call_delta('{"a": 1, "b": 2}'))], done=False)] * 2
     with pytest.raises(BrainBadResponse, match=r"1 unfinished tool call\(s\), which were not run"):
-        list(brain_for(server).stream_message([user("1+2")], tools=[ADD_TOOL]))
+        list(brain_for(server, max_retries=1).stream_message([user("1+2")], tools=[ADD_TOOL]))
+    assert len(server.requests) == 2
+
+
+def test_a_stream_cut_before_any_text_is_asked_for_again(server: FakeOpenAIServer) -> None:
+    whole = [chunk(tool_calls=add_call_delta('{"a": 1, "b": 2}')), chunk(finish="tool_calls")]
+    server.replies += [Stream([chunk(tool_calls=add_call_delta('{"a": 1'))], done=False), Stream(whole)]
+    items = list(brain_for(server, max_retries=1).stream_message([user("1+2")], tools=[ADD_TOOL]))
+    assert len(items) == 1 and isinstance(items[0], BrainReply)
+    assert items[0].tool_calls == [ToolCall(id="c1", name="add", arguments={"a": 1, "b": 2})]
+    assert len(server.requests) == 2
 
 
 @pytest.mark.parametrize(

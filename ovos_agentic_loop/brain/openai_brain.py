@@ -25,6 +25,7 @@ import functools
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -119,6 +120,11 @@ def _watched_stream_class() -> type[Stream[ChatCompletionChunk]]:
                 yield event
 
     return WatchedStream
+
+
+class _StreamBrokeOff(BrainBadResponse):
+    """The stream ended before the reply did (no ``[DONE]`` / ``finish_reason``, or a broken
+    connection); raised as a :class:`BrainBadResponse`, retried while nothing went out."""
 
 
 class OpenAIBrain(ChatEngine):
@@ -389,12 +395,28 @@ class OpenAIBrain(ChatEngine):
     ) -> Iterator[str | AgentMessage]:
         """Text deltas as they arrive, then one ``BrainReply`` with the accumulated tool calls.
 
-        Only opening the stream is retried: once text went out, a retry would repeat it.
         A stream that ends without ``[DONE]`` or a ``finish_reason`` raises
         :class:`BrainBadResponse` instead of the final message: its tool calls never run.
+        Opening the stream is retried as any request is; a stream that broke off before
+        any text went out (typically inside a tool call) is asked for again, up to
+        ``max_retries`` times and while the deadline allows. Once text went out, a retry
+        would repeat it, so the error is raised.
         """
         body = self._request(messages, tools, stop, stream=True)
-        stream = self._call(lambda client: self._open_stream(client, body), deadline)
+        for retry in range(self.settings.max_retries + 1):
+            said = False
+            try:
+                for item in self._read_stream(self._call(lambda c: self._open_stream(c, body), deadline)):
+                    said = said or isinstance(item, str)
+                    yield item
+                return
+            except _StreamBrokeOff as exc:
+                late = deadline is not None and time.monotonic() >= deadline
+                if said or late or retry == self.settings.max_retries:
+                    raise
+                LOG.warning("%s; asking again (retry %d)", exc, retry + 1)
+
+    def _read_stream(self, stream: Stream[ChatCompletionChunk]) -> Iterator[str | AgentMessage]:
         import openai  # loaded by now: only for the error classes below
 
         text: list[str] = []
@@ -462,7 +484,7 @@ class OpenAIBrain(ChatEngine):
         got = f"{sum(len(t) for t in text)} characters of text"
         if calls.pending:
             got += f" and {calls.pending} unfinished tool call(s), which were not run"
-        return BrainBadResponse(
+        return _StreamBrokeOff(
             f"The reply from {url} broke off ({why}) after {got}; the incomplete reply was not used.",
             url=url,
         )

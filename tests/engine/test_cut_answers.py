@@ -95,12 +95,12 @@ def test_a_tool_call_cut_off_by_the_server_is_never_run(
     # The arguments are whole; only the missing end marker shows the reply may not be.
     function = {"name": "add", "arguments": '{"a": 1, "b": 2}'}
     cut_call = [{"index": 0, "id": "c1", "type": "function", "function": function}]
-    server.replies.append(Stream([chunk(tool_calls=cut_call)], done=False))
+    server.replies += [Stream([chunk(tool_calls=cut_call)], done=False)] * 3  # the first try and 2 retries
     engine = openai_engine(server, [demo_tools])
     with pytest.raises(BrainBadResponse, match=server.url):
         list(engine.stream_sentences(user("1+2")))
     assert demo_tools.calls == []
-    assert len(server.requests) == 1
+    assert len(server.requests) == 3
 
 
 def test_an_answer_cut_by_the_server_ends_with_a_sentence_saying_so(server: FakeOpenAIServer) -> None:
@@ -114,7 +114,7 @@ def test_an_answer_cut_by_the_server_ends_with_a_sentence_saying_so(server: Fake
 
 
 def test_a_cut_before_any_text_is_an_error_for_the_callers_fallback(server: FakeOpenAIServer) -> None:
-    server.replies.append(Stream([chunk("")], done=False))
+    server.replies += [Stream([chunk("")], done=False)] * 3
     with pytest.raises(BrainBadResponse, match="broke off"):
         list(openai_engine(server).stream_sentences(user("hi")))
 
