@@ -18,6 +18,7 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ToolCall
+from ovos_utils.log import LOG
 from pydantic import BaseModel, ValidationError
 
 from ovos_agentic_loop.daemon_pool import DaemonPool
@@ -44,7 +45,12 @@ class UnknownTool(LookupError):
 
 
 class ToolTimeout(TimeoutError):
-    """A tool did not finish within ``tool_timeout``."""
+    """A tool did not finish within ``tool_timeout``; ``stopped`` says whether its work was killed."""
+
+    def __init__(self, seconds: float, *, stopped: bool) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+        self.stopped = stopped
 
 
 class ArgumentsNotJSON(ValueError):
@@ -94,19 +100,22 @@ def run_calls(
     started = time.monotonic()
     gate = threading.BoundedSemaphore(max_parallel)  # the timeout counts from here, queued or not
     futures: list[Future[tuple[Any, float]] | None] = []
+    threads: list[list[int]] = []  # the worker thread of each call, once it has started
     for call in calls:
         toolbox = toolset.owners.get(call.name)
-        futures.append(None if toolbox is None else executor.submit(_timed_call, toolbox, call, gate))
+        ran_in: list[int] = []
+        threads.append(ran_in)
+        futures.append(None if toolbox is None else executor.submit(_timed_call, toolbox, call, gate, ran_in))
     wait([f for f in futures if f is not None], timeout=timeout)
 
     outcomes: list[ToolOutcome] = []
-    for call, future in zip(calls, futures, strict=True):
+    for call, future, ran_in in zip(calls, futures, threads, strict=True):
         try:
             if future is None:
                 raise UnknownTool(call.name)
             if not future.done():
                 future.cancel()
-                raise ToolTimeout(timeout)
+                raise ToolTimeout(timeout, stopped=_stop(toolset.owners[call.name], ran_in))
             output, duration = future.result()
         except BaseException as exc:  # every failure becomes an observation; nothing escapes the loop
             if isinstance(exc, (KeyboardInterrupt, SystemExit, ShuttingDown)):
@@ -121,9 +130,29 @@ def run_calls(
     return outcomes
 
 
-def _timed_call(toolbox: ToolBox, call: ToolCall, gate: threading.BoundedSemaphore) -> tuple[Any, float]:
+def _timed_call(
+    toolbox: ToolBox, call: ToolCall, gate: threading.BoundedSemaphore, ran_in: list[int]
+) -> tuple[Any, float]:
+    ran_in.append(threading.get_ident())
     with gate:
         return _call(toolbox, call)
+
+
+def _stop(toolbox: ToolBox, ran_in: list[int]) -> bool:
+    """Ask the toolbox to end a call the loop stopped waiting for; True only if it killed something.
+
+    A Python thread cannot be stopped from outside, but the programs a call started can: the
+    bundled shell and skill toolboxes offer ``stop_calls(thread_id)`` for exactly this. A call
+    still queued (no thread yet) or a toolbox without that method is left to end by itself.
+    """
+    stop = getattr(toolbox, "stop_calls", None)
+    if not ran_in or not callable(stop):
+        return False
+    try:
+        return bool(stop(ran_in[0]))
+    except Exception as exc:  # noqa: BLE001 - a toolbox bug must not break the turn; reported
+        LOG.warning(f"stop_calls of toolbox {getattr(toolbox, 'toolbox_id', toolbox)!r} raised: {exc!r}")
+        return False
 
 
 def _call(toolbox: ToolBox, call: ToolCall) -> tuple[Any, float]:
@@ -152,8 +181,11 @@ def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) 
         available = ", ".join(toolset.names) or "none"
         return f"Error: there is no tool named {name!r}. Available tools: {available}."
     if isinstance(exc, ToolTimeout):
+        # Say "stopped" only when the toolbox killed the work: a Python tool cannot be stopped, and
+        # telling the model otherwise invites a retry that runs beside the first call.
+        ending = "and was stopped" if exc.stopped else "(it may still be running; do not call it again)"
         return (
-            f"Error: {name} did not finish within {exc.args[0]:g} seconds and was stopped. "
+            f"Error: {name} did not finish within {exc.seconds:g} seconds {ending}. "
             "Try a smaller request or another way."
         )
     if isinstance(exc, ArgumentsNotJSON):

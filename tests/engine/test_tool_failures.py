@@ -55,6 +55,8 @@ def test_timeout_is_reported_and_the_loop_goes_on(demo_tools: DemoToolBox) -> No
     text = observation_after(tool_call("sleep", seconds=5), demo_tools, tool_timeout=0.3)
     assert time.monotonic() - started < 2.5
     assert "did not finish within 0.3 seconds" in text
+    # A Python tool cannot be stopped: the model must not be told it was (it would retry beside it).
+    assert "was stopped" not in text and "may still be running" in text
 
 
 def test_long_output_is_cut_with_a_note(demo_tools: DemoToolBox) -> None:

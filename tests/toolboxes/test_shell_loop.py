@@ -64,6 +64,30 @@ def test_a_models_long_timeout_ends_within_the_toolboxs_cap(tmp_path: Path) -> N
     assert "capped at 1 seconds" in seen["note"]
 
 
+def _running(cmdline: str) -> bool:
+    for proc in Path("/proc").iterdir():
+        try:
+            if (proc / "cmdline").read_bytes().replace(b"\0", b" ").strip() == cmdline.encode():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def test_a_command_outliving_the_loops_tool_timeout_is_killed_and_reported_stopped(tmp_path: Path) -> None:
+    # tool_timeout (1 s) below the shell's cap (25 s): the loop stops waiting first, and asks the
+    # toolbox to end exactly that call's programs, so nothing runs on after the turn.
+    brain = ScriptedBrain([tool_call("run_command", command="sleep 23.7", timeout=20), "Stopped."])
+    engine = make_engine(brain, tmp_path, tool_timeout=1)
+    assert ask(engine, "wait") == "Stopped."
+    seen = observations(brain, 1)[-1]
+    assert "did not finish within 1 seconds and was stopped" in seen
+    deadline = time.monotonic() + 5
+    while _running("sleep 23.7") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running("sleep 23.7")
+
+
 @pytest.mark.skipif(landlock_abi() < 1, reason="this kernel has no Landlock (Linux 5.13+)")
 def test_the_model_learns_what_the_sandbox_allows(tmp_path: Path) -> None:
     root, outside = tmp_path / "root", tmp_path / "secret.txt"
