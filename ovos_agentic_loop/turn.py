@@ -37,7 +37,7 @@ from ovos_agentic_loop.protocol import (
     render_call,
     text_tool_prompt,
 )
-from ovos_agentic_loop.stream_gate import FinalAnswerGate
+from ovos_agentic_loop.stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop.toolset import ToolSet
 
 __all__ = ["Turn", "TurnSetup"]
@@ -77,6 +77,9 @@ class Turn:
     corrections: int = 0
     call_counts: Counter[str] = field(default_factory=Counter)
     started: float = field(default_factory=time.monotonic)
+    #: What the stream has said so far, and the gate of the latest model call (see stream_gate).
+    speech: Speech = field(default_factory=Speech)
+    gate: FinalAnswerGate | None = None
 
     def __post_init__(self) -> None:
         self.transcript = self._with_system_prompt(self.incoming)
@@ -156,7 +159,7 @@ class Turn:
         text_mode = self.setup.text_mode
         specs = self.setup.toolset.specs if with_tools and not text_mode else None
         started = time.monotonic()
-        gate = FinalAnswerGate()
+        gate = self.gate = FinalAnswerGate(self.speech)
         reply: AgentMessage | None = None
         for item in call_brain(
             self.setup.brain,
@@ -186,7 +189,7 @@ class Turn:
             chars=len(reply.content or ""),
             usage=getattr(reply, "usage", None),
             timings=getattr(reply, "timings", None),
-            streamed_chars=len(gate.passed),
+            streamed_chars=gate.passed_chars,
         )
         return reply
 
@@ -271,6 +274,11 @@ class Turn:
                 else NO_ANSWER
             )
         return self._finish(answer, reason)
+
+    def unspoken(self, final: AgentMessage) -> str:
+        """What a stream still has to say once the turn is over: the rest of its final answer."""
+        gate = self.gate if self.gate is not None else FinalAnswerGate(self.speech)
+        return gate.finish(final.content or "")
 
     # -- endings --------------------------------------------------------------------
     def _finish(self, answer: str, reason: str) -> AgentMessage:
