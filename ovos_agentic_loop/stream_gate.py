@@ -107,6 +107,11 @@ class _ThinkFilter:
                 out.append(text[: tag.start()])
             text, self._inside = text[tag.end() :], not self._inside
 
+    def close(self) -> str:
+        """What was held as a possible start of a tag: text after all (an unclosed block is dropped)."""
+        tail, self._tail = self._tail, ""
+        return "" if self._inside else tail
+
 
 def _partial_tail(text: str, tag: str) -> int:
     """Length of the longest end of ``text`` that could be the start of ``tag`` (any case)."""
@@ -131,6 +136,7 @@ class FinalAnswerGate:
         self._read = 0  # characters fed, <think> blocks included
         self._pos = 0  # self._text[:_pos] is decided
         self._holding = False  # from here on nothing of this reply is spoken; finish() settles it
+        self._closed = False  # the reply is over: what waited for more text is decided as it stands
         self._final = False  # a Final Answer marker was seen: the current part is the answer
         self._line_start = False
         self._started = False  # leading whitespace skipped
@@ -172,6 +178,15 @@ class FinalAnswerGate:
         if self._region is not None:
             self._region.shift(cut)
 
+    def close(self) -> str:
+        """The reply is over: say what only waited for more text (the end of a talk such as "of")."""
+        said: list[str] = []
+        if not self._holding and not self._closed:
+            self._closed = True
+            self._text += self._think.close()
+            self._advance(said)
+        return "".join(said)
+
     def finish(self, answer: str) -> str:
         """The rest of ``answer`` (the turn's final answer) once the reply is over.
 
@@ -204,7 +219,7 @@ class FinalAnswerGate:
                 return
 
     def _at_line_start(self) -> bool:
-        verdict, match = _probe(LINE_KEYWORD, self._text, self._pos)
+        verdict, match = _probe(LINE_KEYWORD, self._text, self._pos, self._closed)
         if verdict == _MAYBE:
             return False
         self._line_start = False
@@ -219,7 +234,9 @@ class FinalAnswerGate:
     def _drop_line(self) -> bool:
         end = self._text.find("\n", self._pos)
         if end < 0:
-            return False  # the line is not over: it may still hold a Final Answer marker
+            if not self._closed:
+                return False  # the line is not over: it may still hold a Final Answer marker
+            end = len(self._text)
         marker = None if self._final else FINAL_MARKER.search(self._text, self._pos, end)
         self._dropping_line = False
         if marker is not None:
@@ -250,7 +267,7 @@ class FinalAnswerGate:
         elif char in "{[":
             return self._bracket(said)
         elif char == "`":
-            if len(text) - at < 3:
+            if len(text) - at < 3 and not self._closed:
                 return False
             if text.startswith("```", at):
                 self._holding = True
@@ -266,7 +283,7 @@ class FinalAnswerGate:
     def _maybe_drop(
         self, pattern: regex.Pattern[str], said: list[str], *, then: Callable[[int], None]
     ) -> bool:
-        verdict, match = _probe(pattern, self._text, self._pos)
+        verdict, match = _probe(pattern, self._text, self._pos, self._closed)
         if verdict == _MAYBE:
             return False
         if verdict == _MATCH and match is not None:
@@ -303,7 +320,7 @@ class FinalAnswerGate:
             self._region = _RegionScan(at)
         end = self._region.scan(self._text, MAX_CALL_SCAN_CHARS - self._offset)
         if end is None:
-            if self._offset + self._region.scanned >= MAX_CALL_SCAN_CHARS:
+            if self._closed or self._offset + self._region.scanned >= MAX_CALL_SCAN_CHARS:
                 self._holding = True  # the parser sees this bracket unclosed: let it decide
             return False
         self._region = None
@@ -369,8 +386,13 @@ class _RegionScan:
         return None
 
 
-def _probe(pattern: regex.Pattern[str], text: str, pos: int) -> tuple[str, regex.Match[str] | None]:
+def _probe(
+    pattern: regex.Pattern[str], text: str, pos: int, closed: bool
+) -> tuple[str, regex.Match[str] | None]:
     """Whether ``pattern`` matches at ``pos``: no, maybe (more text may decide), or a settled match."""
+    if closed:  # no more text will come
+        match = pattern.match(text, pos)
+        return (_MATCH, match) if match is not None else (_NO, None)
     match = pattern.match(text, pos, partial=True)
     if match is None:
         return _NO, None

@@ -178,6 +178,9 @@ class Turn:
                     yield out
             else:
                 reply = item
+        out = gate.close()  # the reply is over: say what only waited for more text
+        if out:
+            yield out
         assert reply is not None  # call_brain always ends with the message or raises
         if with_tools:
             self.iterations += 1
