@@ -161,17 +161,17 @@ class AgentLoopEngine(ChatEngine):
         self._await_warm_up()
         turn = self._new_turn(messages, session_id, lang, units, tools)
         run = turn.run(stream=True)
-        spoken = False
         while True:
             try:
                 delta = next(run)
             except StopIteration as done:
                 final: AgentMessage = done.value
                 break
-            spoken = True
             yield delta
-        if not spoken and final.content:
-            yield final.content  # the answer came from a call that could not stream
+        # The part of the answer the gate held back (or all of it, from a call that could not stream).
+        rest = turn.unspoken(final)
+        if rest:
+            yield rest
 
     def stream_sentences(
         self,

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import regex
+
 __all__ = [
     "NATIVE_GUIDANCE",
     "ParsedCall",
@@ -132,62 +134,117 @@ def render_call(name: str, arguments: dict[str, Any]) -> str:
 
 
 # --- the parser ------------------------------------------------------------------
+#
+# Every pattern has bounded repeats and the JSON search is one pass, so parsing is linear in the
+# reply's length whatever a model writes. The stream gate (stream_gate.py) uses the same patterns
+# and the same JSON search, which is what makes the streamed answer equal the parsed one.
 
-_OBSERVATION = re.compile(r"^[ \t>*_#]*observation[ \t*_]*:", re.IGNORECASE | re.MULTILINE)
-_ACTION = re.compile(
-    r"^[ \t>*_#]*action[ \t*_]*:[ \t*_`\"']*([A-Za-z_][\w.\-]*)", re.IGNORECASE | re.MULTILINE
+#: Calls written as JSON are looked for in this many characters of a reply; a longer reply is prose.
+MAX_CALL_SCAN_CHARS = 65_536
+#: JSON nested deeper than this is never a tool call (decoding it could also exhaust the stack).
+MAX_JSON_DEPTH = 24
+
+# What may precede a protocol keyword on its line: markdown, quoting, and Qwen's <tool_call> tags.
+_DECOR = r"(?:[ \t>*_#]|</?tool_call>){0,8}"
+#: The keyword of a protocol line (after the line's decoration); group 1 names it.
+LINE_KEYWORD = regex.compile(
+    rf"{_DECOR}(thought|action[ _]{{0,3}}input|action|observation)[ \t*_]{{0,8}}:", regex.IGNORECASE
 )
-_ACTION_INPUT = re.compile(r"action[ _]*input[ \t*_]*:", re.IGNORECASE)
-_FINAL = re.compile(r"final[ _]*answer[ \t*_]*[:：][ \t]*", re.IGNORECASE)
-_THOUGHT = re.compile(r"^[ \t>*_#]*thought[ \t*_]*:", re.IGNORECASE | re.MULTILINE)
-_PROTOCOL_LINE = re.compile(
-    r"^[ \t>*_#]*(thought|action|action[ _]*input|observation)[ \t*_]*:.*$", re.IGNORECASE | re.MULTILINE
+#: The final-answer marker, found anywhere; a bold marker (``**Final Answer:**``) is one marker.
+FINAL_MARKER = regex.compile(
+    r"[*_]{0,3}final[ _]{0,3}answer[ \t*_]{0,8}[:：](?:[*_]{1,3}(?=\s|$))?[ \t]*", regex.IGNORECASE
 )
-_FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
-_TOOL_CALL_TAG = re.compile(r"</?tool_call>", re.IGNORECASE)
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+TOOL_CALL_TAG = regex.compile(r"</?tool_call>", regex.IGNORECASE)
+THINK_OPEN = regex.compile(r"<think>", regex.IGNORECASE)
+THINK_CLOSE = regex.compile(r"</think>", regex.IGNORECASE)
+
+_OBSERVATION = regex.compile(rf"^{_DECOR}observation[ \t*_]{{0,8}}:", regex.IGNORECASE | regex.MULTILINE)
+_ACTION = regex.compile(
+    rf"^{_DECOR}action[ \t*_]{{0,8}}:[ \t*_`\"']{{0,8}}([A-Za-z_][\w.\-]{{0,200}})",
+    regex.IGNORECASE | regex.MULTILINE,
+)
+_ACTION_INPUT = regex.compile(r"action[ _]{0,3}input[ \t*_]{0,8}:", regex.IGNORECASE)
+_THOUGHT = regex.compile(rf"^{_DECOR}thought[ \t*_]{{0,8}}:", regex.IGNORECASE | regex.MULTILINE)
+_PROTOCOL_LINE = regex.compile(
+    rf"^{_DECOR}(?:thought|action|action[ _]{{0,3}}input|observation)[ \t*_]{{0,8}}:[^\n]*",
+    regex.IGNORECASE | regex.MULTILINE,
+)
+_FENCE = regex.compile(r"```[a-zA-Z]{0,20}\s*(.*?)```", regex.DOTALL)
+_STRUCTURE = regex.compile(r'[{}\[\]"\\]')
 
 
 def parse_reply(text: str, tool_names: list[str] | None = None) -> ParsedReply:
     """Interpret one model reply. ``tool_names`` lets a loosely written name match a real tool."""
-    text = _THINK.sub("", text or "")
+    text = strip_think(text or "")
+    lead = len(text) - len(text.lstrip())  # the call search is bounded in the reply's own positions
+    text = text[lead:]
     # Everything from an invented "Observation:" on is the model talking to itself.
     cut = _OBSERVATION.search(text)
-    kept = text[: cut.start()].rstrip() if cut else text.strip()
+    kept = (text[: cut.start()] if cut else text).rstrip()
     names = tool_names or []
 
     calls, problem = _react_calls(kept, names)
     if not calls and problem is None:
-        calls = _json_calls(kept, names)
+        calls = _json_calls(kept[: max(0, MAX_CALL_SCAN_CHARS - lead)], names)
     if calls:
         return ParsedReply(calls=calls, kept_text=kept)
     if problem:
         return ParsedReply(problem=problem, kept_text=kept)
 
-    final = _FINAL.search(kept)
+    final = FINAL_MARKER.search(kept)
     if final:
-        return ParsedReply(answer=clean_answer(kept[final.end() :]), kept_text=kept)
-    if _THOUGHT.search(kept) and not clean_answer(kept):
+        return ParsedReply(answer=_clean(kept[final.end() :]), kept_text=kept)
+    if _THOUGHT.search(kept) and not _clean(kept):
         return ParsedReply(problem="a Thought with no Action and no Final Answer", kept_text=kept)
     if _looks_like_broken_call(kept):
         return ParsedReply(
             problem="a tool call that is not valid JSON with 'name' and 'arguments'", kept_text=kept
         )
-    return ParsedReply(answer=clean_answer(kept), kept_text=kept)
+    return ParsedReply(answer=_clean(kept), kept_text=kept)
 
 
 def clean_answer(text: str) -> str:
-    """The user-facing part of a reply: protocol lines, markers and call JSON removed."""
-    text = _THINK.sub("", text or "")
-    final = _FINAL.search(text)
-    if final:
-        text = text[final.end() :]
+    """The user-facing part of a reply: protocol lines, markers and call JSON removed.
+
+    Text after the first ``Final Answer:`` marker is the answer; later markers, protocol lines
+    (their text, not their line break), ``<tool_call>`` tags and ``<think>`` blocks are dropped,
+    runs of three or more line breaks become two, and the ends are stripped.
+    """
+    text = strip_think(text or "")
+    final = FINAL_MARKER.search(text)
+    return _clean(text[final.end() :] if final else text)
+
+
+def _clean(text: str) -> str:
     cut = _OBSERVATION.search(text)
     if cut:
         text = text[: cut.start()]
     text = _PROTOCOL_LINE.sub("", text)
-    text = _TOOL_CALL_TAG.sub("", text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    text = FINAL_MARKER.sub("", text)
+    text = TOOL_CALL_TAG.sub("", text)
+    return collapse_breaks(text).strip()
+
+
+def collapse_breaks(text: str) -> str:
+    """Three or more line breaks in a row become two (a paragraph break)."""
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def strip_think(text: str) -> str:
+    """``text`` without ``<think>...</think>`` blocks; an unclosed block runs to the end (it is
+    the model still thinking, never an answer)."""
+    parts: list[str] = []
+    pos = 0
+    while True:
+        opened = THINK_OPEN.search(text, pos)
+        if opened is None:
+            parts.append(text[pos:])
+            return "".join(parts)
+        parts.append(text[pos : opened.start()])
+        closed = THINK_CLOSE.search(text, opened.end())
+        if closed is None:
+            return "".join(parts)
+        pos = closed.end()
 
 
 def _react_calls(text: str, names: list[str]) -> tuple[list[ParsedCall], str | None]:
@@ -202,8 +259,8 @@ def _react_calls(text: str, names: list[str]) -> tuple[list[ParsedCall], str | N
             calls.append(ParsedCall(name, {}))
             continue
         raw = segment[input_marker.end() :].strip()
-        fenced = _FENCE.search(raw)
-        if fenced and raw.startswith("`"):
+        fenced = _FENCE.match(raw)
+        if fenced:
             raw = fenced.group(1)
         arguments = _first_json_object(raw)
         if arguments is None:
@@ -219,12 +276,17 @@ def _react_calls(text: str, names: list[str]) -> tuple[list[ParsedCall], str | N
 def _json_calls(text: str, names: list[str]) -> list[ParsedCall]:
     """Calls written as bare JSON objects: ``{"name": ..., "arguments": {...}}`` and variants."""
     calls: list[ParsedCall] = []
-    for value in _json_values(_TOOL_CALL_TAG.sub("\n", text)):
+    for value in json_values(text):
         for item in value if isinstance(value, list) else [value]:
             call = _as_call(item, names)
             if call is not None:
                 calls.append(call)
     return calls
+
+
+def holds_call(text: str) -> bool:
+    """Whether ``text`` (a closed bracket region of a reply) holds a JSON tool call."""
+    return bool(_json_calls(text, []))
 
 
 def _as_call(item: Any, names: list[str]) -> ParsedCall | None:
@@ -245,10 +307,7 @@ def _as_call(item: Any, names: list[str]) -> ParsedCall | None:
             return None  # a JSON answer that merely has a "name" field
         arguments = {}
     if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError:
-            return None
+        arguments = _decode(arguments) if arguments.strip() else {}
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
@@ -264,38 +323,104 @@ def _match_name(raw: str, names: list[str]) -> str:
     return lowered.get(name.lower(), name)
 
 
-def _json_values(text: str) -> list[Any]:
-    """Every top-level JSON object or array in ``text`` (fenced or bare), in order."""
+@dataclass
+class _Region:
+    """A closed bracket pair ``text[start:end]`` and the candidate regions directly inside it."""
+
+    start: int
+    end: int = -1
+    children: list[_Region] = field(default_factory=list)
+    too_deep: bool = False
+
+
+def json_values(text: str) -> list[Any]:
+    """Every top-level JSON object or array in ``text`` (fenced or bare), in order.
+
+    One pass pairs the brackets (quotes count only inside brackets: prose has stray ones); then
+    each outermost pair is decoded, and where that fails, the pairs directly inside it. A pair
+    nested deeper than ``MAX_JSON_DEPTH`` is never decoded, so the work is linear and bounded.
+    """
     values: list[Any] = []
-    decoder = json.JSONDecoder()
-    i = 0
-    while i < len(text):
-        if text[i] in "{[":
-            try:
-                value, end = decoder.raw_decode(text, i)
-            except json.JSONDecodeError:
-                i += 1
-                continue
-            values.append(value)
-            i = end
-        else:
-            i += 1
+    for region in bracket_regions(text):
+        values.extend(_decode_region(text, region))
     return values
+
+
+def bracket_regions(text: str) -> list[_Region]:
+    """The outermost closed, not-too-deep bracket pairs of ``text`` (with their inner pairs)."""
+    top: list[_Region] = []
+    stack: list[_Region] = []
+    in_string = False
+    skip_to = -1  # the character after a backslash inside a string is not structure
+    for match in _STRUCTURE.finditer(text):
+        at, char = match.start(), match.group()
+        if at < skip_to:
+            continue
+        if in_string:
+            if char == "\\":
+                skip_to = at + 2
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = bool(stack)
+        elif char in "{[":
+            stack.append(_Region(at))
+            if len(stack) > MAX_JSON_DEPTH:
+                # Every open pair contains this too-deep one. Marked pairs always sit at the bottom of
+                # the stack, so marking stops at the first marked one: each pair is marked once.
+                for open_region in reversed(stack):
+                    if open_region.too_deep:
+                        break
+                    open_region.too_deep = True
+        elif char in "}]" and stack:
+            region = stack.pop()
+            region.end = at + 1
+            # A too-deep pair is never decoded; the candidates inside it move up a level.
+            found = region.children if region.too_deep else [region]
+            (stack[-1].children if stack else top).extend(found)
+    # An opening bracket that never closes is not JSON; the closed pairs inside it still count.
+    for region in stack:
+        top.extend(region.children)
+    top.sort(key=lambda r: r.start)
+    return top
+
+
+def _decode_region(text: str, region: _Region) -> list[Any]:
+    try:
+        return [json.loads(text[region.start : region.end])]
+    except ValueError:  # JSONDecodeError, or a number too long to convert
+        return [value for child in region.children for value in _decode_region(text, child)]
+
+
+def _decode(text: str) -> Any:
+    """The one JSON value ``text`` holds, or None; never raises, whatever the nesting."""
+    regions = bracket_regions(text)
+    if len(regions) != 1 or text[: regions[0].start].strip() or text[regions[0].end :].strip():
+        return None
+    try:
+        return json.loads(text[regions[0].start : regions[0].end])
+    except ValueError:
+        return None
 
 
 def _first_json_object(text: str) -> dict[str, Any] | None:
     start = text.find("{")
     if start < 0:
         return None
-    try:
-        value, _ = json.JSONDecoder().raw_decode(text, start)
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
+    text = text[start:]
+    for region in bracket_regions(text):
+        if region.start == 0:
+            try:
+                value = json.loads(text[: region.end])
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
 
 
 def _looks_like_broken_call(text: str) -> bool:
-    stripped = _TOOL_CALL_TAG.sub("", text).strip().strip("`").removeprefix("json").strip()
+    stripped = TOOL_CALL_TAG.sub("", text).strip().strip("`").removeprefix("json").strip()
     if not stripped.startswith("{") or re.search(r"[\"']name[\"']\s*:", stripped) is None:
         return False
-    return not _json_values(stripped)  # valid JSON that is not a call is an answer, not a broken call
+    return not json_values(stripped)  # valid JSON that is not a call is an answer, not a broken call

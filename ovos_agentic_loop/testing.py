@@ -10,8 +10,11 @@
     brain.assert_complete()                    # every scripted reply was used
 
 A reply may be a ``str`` (assistant content), an ``AgentMessage``, an exception
-instance (raised from that call), or a callable ``(call: BrainCall) -> str |
-AgentMessage`` for replies that depend on what the loop sent.
+instance (raised from that call), a callable ``(call: BrainCall) -> str |
+AgentMessage`` for replies that depend on what the loop sent, or
+``in_chunks("Let me ", "check. {", ...)``: a reply a streaming call delivers in
+exactly those deltas. Other replies stream in deltas of ``chunk_size`` characters
+(default 4).
 """
 
 from __future__ import annotations
@@ -26,10 +29,34 @@ from typing import Any, Union
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole, ToolCall
 
-__all__ = ["BrainCall", "ScriptedBrain", "ScriptedReply", "tool_call", "tool_calls"]
+__all__ = [
+    "BrainCall",
+    "Chunked",
+    "ScriptedBrain",
+    "ScriptedReply",
+    "in_chunks",
+    "tool_call",
+    "tool_calls",
+]
+
+
+@dataclass(frozen=True)
+class Chunked:
+    """A scripted reply streamed in exactly these deltas (``message`` carries any native tool calls)."""
+
+    chunks: tuple[str, ...]
+    message: AgentMessage | None = None
+
+
+def in_chunks(*chunks: str, message: AgentMessage | None = None) -> Chunked:
+    """A reply whose content is ``"".join(chunks)``, streamed one chunk per delta."""
+    return Chunked(tuple(chunks), message)
+
 
 # A type alias evaluated at runtime on Python 3.10, so typing.Union (not "|" with a string forward reference).
-ScriptedReply = Union[str, AgentMessage, BaseException, Callable[["BrainCall"], Union[str, AgentMessage]]]  # noqa: UP007
+ScriptedReply = Union[  # noqa: UP007
+    str, AgentMessage, Chunked, BaseException, Callable[["BrainCall"], Union[str, AgentMessage]]  # noqa: UP007
+]
 
 
 @dataclass
@@ -80,8 +107,12 @@ class ScriptedBrain(ChatEngine):
         supports_tools: bool = True,
         accepts_stop: bool = True,
         config: dict[str, Any] | None = None,
+        chunk_size: int = 4,
     ) -> None:
         super().__init__(config=config or {})
+        if chunk_size < 1:
+            raise ValueError(f"ScriptedBrain: chunk_size must be at least 1, got {chunk_size}")
+        self.chunk_size = chunk_size
         self.supports_tools = supports_tools
         self.accepts_stop = accepts_stop
         self._replies: list[ScriptedReply] = list(replies)
@@ -108,6 +139,10 @@ class ScriptedBrain(ChatEngine):
             )
 
     def _next(self, call: BrainCall) -> AgentMessage:
+        return self._next_streamed(call)[0]
+
+    def _next_streamed(self, call: BrainCall) -> tuple[AgentMessage, list[str] | None]:
+        """The next reply, and its deltas when the script gave them (``in_chunks``)."""
         with self._lock:
             self.calls.append(call)
             if not self._replies:
@@ -117,11 +152,18 @@ class ScriptedBrain(ChatEngine):
             reply = self._replies.pop(0)
         if isinstance(reply, BaseException):
             raise reply
+        if isinstance(reply, Chunked):
+            content = "".join(reply.chunks)
+            if reply.message is None:
+                return AgentMessage(role=MessageRole.ASSISTANT, content=content), list(reply.chunks)
+            message = copy.copy(reply.message)
+            message.content = content
+            return message, list(reply.chunks)
         if callable(reply):
             reply = reply(call)
         if isinstance(reply, str):
-            return AgentMessage(role=MessageRole.ASSISTANT, content=reply)
-        return reply
+            return AgentMessage(role=MessageRole.ASSISTANT, content=reply), None
+        return reply, None
 
     def _record(
         self, messages: list[AgentMessage], tools: Any, stop: list[str] | None, **kw: Any
@@ -161,8 +203,10 @@ class ScriptedBrain(ChatEngine):
         stop: list[str] | None = None,
     ) -> Iterator[str | AgentMessage]:
         """The streaming protocol of ``ovos_agentic_loop.messages``: deltas, then the message."""
-        message = self._next(self._record(messages, tools, stop, session_id=session_id, streamed=True))
-        text = message.content or ""
-        for i in range(0, len(text), 4):
-            yield text[i : i + 4]
+        call = self._record(messages, tools, stop, session_id=session_id, streamed=True)
+        message, chunks = self._next_streamed(call)
+        if chunks is None:
+            text, size = message.content or "", self.chunk_size
+            chunks = [text[i : i + size] for i in range(0, len(text), size)]
+        yield from chunks
         yield message

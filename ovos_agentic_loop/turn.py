@@ -37,7 +37,7 @@ from ovos_agentic_loop.protocol import (
     render_call,
     text_tool_prompt,
 )
-from ovos_agentic_loop.stream_gate import FinalAnswerGate
+from ovos_agentic_loop.stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop.toolset import ToolSet
 
 __all__ = ["Turn", "TurnSetup"]
@@ -81,7 +81,9 @@ class Turn:
     corrections: int = 0
     call_counts: Counter[str] = field(default_factory=Counter)
     started: float = field(default_factory=time.monotonic)
-    spoken: list[str] = field(default_factory=list)  # final-answer text already streamed to the caller
+    #: What the stream has said so far, and the gate of the latest model call (see stream_gate).
+    speech: Speech = field(default_factory=Speech)
+    gate: FinalAnswerGate | None = None
 
     def __post_init__(self) -> None:
         self.transcript = self._with_system_prompt(self.incoming)
@@ -133,17 +135,17 @@ class Turn:
                     return (yield from self._forced_answer("empty", stream))
                 return self._finish(answer, "answer")
         except BrainCallTimeout:
-            if self.spoken:
-                return (yield from self._cut_short("time_budget", CUT_BY_TIME))
+            if self._answer_begun():
+                return self._cut_short("time_budget", CUT_BY_TIME)
             return self._finish(
                 f"I'm sorry, that took longer than my time limit of {cfg.time_budget:g} seconds.",
                 "time_budget",
             )
         except BrainError as exc:
-            if not self.spoken:  # nothing said yet: the caller's fallback handler can still answer
+            if not self._answer_begun():  # no answer said yet: the caller's fallback can still answer
                 raise
             self._emit("notice", message=f"the model's reply broke off: {exc}")
-            return (yield from self._cut_short("stream_cut", CUT_BY_BRAIN))
+            return self._cut_short("stream_cut", CUT_BY_BRAIN)
 
     def warm_up(self) -> None:
         """One model call with this turn's system prompt and tools; the reply is ignored, no tool runs."""
@@ -168,7 +170,7 @@ class Turn:
         text_mode = self.setup.text_mode
         specs = self.setup.toolset.specs if with_tools and not text_mode else None
         started = time.monotonic()
-        gate = FinalAnswerGate()
+        gate = self.gate = FinalAnswerGate(self.speech)
         reply: AgentMessage | None = None
         for item in call_brain(
             self.setup.brain,
@@ -184,10 +186,12 @@ class Turn:
             if isinstance(item, str):
                 out = gate.feed(item)
                 if out:
-                    self.spoken.append(out)
                     yield out
             else:
                 reply = item
+        out = gate.close()  # the reply is over: say what only waited for more text
+        if out:
+            yield out
         assert reply is not None  # call_brain always ends with the message or raises
         if with_tools:
             self.iterations += 1
@@ -199,7 +203,7 @@ class Turn:
             chars=len(reply.content or ""),
             usage=getattr(reply, "usage", None),
             timings=getattr(reply, "timings", None),
-            streamed_chars=len(gate.passed),
+            streamed_chars=gate.passed_chars,
         )
         return reply
 
@@ -285,6 +289,11 @@ class Turn:
             )
         return self._finish(answer, reason)
 
+    def unspoken(self, final: AgentMessage) -> str:
+        """What a stream still has to say once the turn is over: the rest of its final answer."""
+        gate = self.gate if self.gate is not None else FinalAnswerGate(self.speech)
+        return gate.finish(final.content or "")
+
     # -- endings --------------------------------------------------------------------
     def _finish(self, answer: str, reason: str) -> AgentMessage:
         self._emit(
@@ -296,14 +305,22 @@ class Turn:
         )
         return AgentMessage(MessageRole.ASSISTANT, answer)
 
-    def _cut_short(self, reason: str, note: str) -> Generator[str, None, AgentMessage]:
-        """A streamed answer that cannot be finished ends with a sentence that says so, never silently."""
-        said = "".join(self.spoken).rstrip()
+    def _answer_begun(self) -> bool:
+        """True once part of the current reply's answer went out to a listener."""
+        return self.gate is not None and bool(self.gate.part)
+
+    def _cut_short(self, reason: str, note: str) -> AgentMessage:
+        """A streamed answer that cannot be finished ends with a sentence that says so, never silently.
+
+        The final answer is what was said plus the note; the stream speaks what it adds to what
+        was said (``unspoken``): the note.
+        """
+        part = self.gate.part if self.gate is not None else ""
+        said = part.rstrip()
         self._emit("notice", message=f"the streamed answer was cut short ({reason}) after {len(said)} chars")
         # A line break ends the sentence being spoken; "…" marks one that was cut mid-way.
         tail = "\n" if not said or said.endswith((".", "!", "?", "…")) else "…\n"
-        yield tail + note
-        return self._finish(f"{said}{tail.strip()} {note}".strip(), reason)
+        return self._finish(f"{part}{tail}{note}", reason)
 
     def _hand_to_caller(self, calls: list[ToolCall]) -> AgentMessage:
         self._emit(

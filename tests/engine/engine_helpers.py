@@ -20,3 +20,29 @@ def engine_with(
     cls = load_chat_plugin(entry_point)
     assert cls is not None, f"{entry_point} is not installed"
     return cls(config=config, brain=brain, toolboxes=toolboxes or [])
+
+
+#: Every chat-engine entry point that streams, and the modes each runs in. The stream checks
+#: (tests/engine/test_stream_*.py) run over all of them: a new loop that streams adds its name here.
+STREAMING_ENGINES: list[str] = ["ovos-react-loop", "ovos-native-toolcall-loop"]
+MODES: list[str] = ["auto", "text", "native"]
+ENGINES_AND_MODES: list[tuple[str, str]] = [(e, m) for e in STREAMING_ENGINES for m in MODES]
+
+
+def streamed_and_answered(
+    entry_point: str, mode: str, script: list, toolboxes_factory, question: str = "?"
+) -> tuple[str, str, list[str]]:
+    """Run one script through ``stream_tokens`` and the same script through ``continue_chat``
+    (each with its own brain and toolboxes); return the streamed text, the answer, the sentences."""
+    results = []
+    for how in ("stream_tokens", "continue_chat", "stream_sentences"):
+        brain = ScriptedBrain(list(script))
+        engine = engine_with(brain, toolboxes_factory(), entry_point=entry_point, mode=mode)
+        if how == "continue_chat":
+            results.append(engine.continue_chat(user(question)).content)
+        elif how == "stream_tokens":
+            results.append("".join(engine.stream_tokens(user(question))))
+        else:
+            results.append(list(engine.stream_sentences(user(question))))
+        brain.assert_complete()
+    return results[0], results[1], results[2]
