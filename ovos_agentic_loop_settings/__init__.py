@@ -33,12 +33,31 @@ class StrictSection(BaseModel):
 
 
 def describe_errors(exc: ValidationError) -> str:
-    """``key: problem (got value)`` for each error, joined by ``; ``: one line a persona author can act on."""
-    parts = []
+    """``key 'k': problem (got value)`` per bad key, joined by ``; ``: a line an author can act on.
+
+    A union type (``int | None``) reports one error per member; they are grouped under their key
+    so the author reads one sentence per key, not one per type tried.
+    """
+    grouped: dict[str, list[Any]] = {}
     for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "(section)"
-        parts.append(f"{where}: {err['msg']} (got {err.get('input')!r})")
-    return "; ".join(parts)
+        # loc: ('key',), ('key', 0) for a list item, ('key', 'str') for a member of a union.
+        loc = err["loc"]
+        parts = [str(p) for p in loc if isinstance(p, int) or p == loc[0]]
+        grouped.setdefault(".".join(parts) or "(section)", []).append(err)
+    return "; ".join(_describe(key, errs) for key, errs in grouped.items())
+
+
+def _describe(key: str, errors: list[Any]) -> str:
+    got = errors[0].get("input")
+    kind = type(got).__name__
+    what = "a string" if kind == "str" else f"a {kind}"
+    messages = " or ".join(dict.fromkeys(e["msg"] for e in errors))
+    return f"key {key!r}: {messages} (got {what} {_short(got)})"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def require_mapping(value: Any, *, what: str) -> dict[str, Any]:
@@ -53,5 +72,5 @@ def require_mapping(value: Any, *, what: str) -> dict[str, Any]:
         return dict(value)
     raise TypeError(
         f'{what} must be a JSON object of settings (e.g. {{"key": value}}), '
-        f"got {type(value).__name__} {value!r}"
+        f"got {type(value).__name__} {_short(value)}"
     )

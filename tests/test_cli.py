@@ -312,7 +312,7 @@ def test_doctor_refuses_a_bad_section_as_the_engine_would(
 ) -> None:
     persona = loop_persona("http://127.0.0.1:1/v1", warm_up="false")
     assert main(["doctor", str(write_persona(tmp_path, persona))]) == 1
-    assert "[FAIL] config: ovos-react-loop: invalid configuration: warm_up" in capsys.readouterr().out
+    assert "[FAIL] config: ovos-react-loop: invalid configuration: key 'warm_up'" in capsys.readouterr().out
 
 
 def test_doctor_prints_a_toolboxs_diagnostics(

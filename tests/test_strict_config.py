@@ -80,7 +80,7 @@ def test_the_shared_helper_names_every_bad_key() -> None:
     with pytest.raises(ValidationError) as err:
         _Demo.model_validate({"flag": "false", "count": True})
     message = describe_errors(err.value)
-    assert "flag:" in message and "(got 'false')" in message and "count:" in message
+    assert "key 'flag':" in message and "(got a string 'false')" in message and "key 'count':" in message
     assert require_mapping(None, what="x") == {}
     with pytest.raises(TypeError, match=r"the 'tb' section must be a JSON object.*got str 'on'"):
         require_mapping("on", what="the 'tb' section")

@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 from ovos_utils.log import LOG
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError
 
+from ovos_agentic_loop_settings import StrictSection, describe_errors, require_mapping
 from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError
 from ovos_agentic_loop_toolboxes._core.paths import MAX_PATH_CHARS
 from ovos_agentic_loop_toolboxes._core.process import DEFAULT_ENV_NAMES, Limits, warn_dangerous_env_names
@@ -37,10 +38,11 @@ MAX_PATTERN_CHARS = 1000
 MAX_SHORT_CHARS = 200  # Time zones, dates, unit names, skill names.
 
 
-class ToolboxSettings(BaseModel):
-    """Base of every toolbox's settings: strict types, frozen, unknown keys warned by name."""
+class ToolboxSettings(StrictSection):
+    """Base of every toolbox's settings: strict types, frozen (the shared base), unknown keys warned
+    by name."""
 
-    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow")
 
     # Keys other implementations (upstream ovos-agentic-loop, OPM loaders) put in a section and
     # that mean nothing here: accepted without a warning.
@@ -52,47 +54,19 @@ S = TypeVar("S", bound=ToolboxSettings)
 
 def parse_settings(model: type[S], toolbox_id: str, config: Any) -> S:
     """``config`` parsed into ``model``; a :class:`ToolboxConfigError` naming the key otherwise."""
-    if config is None:
-        config = {}
-    if not isinstance(config, dict):
-        raise ToolboxConfigError(
-            f"{toolbox_id}: its config section must be a JSON object, got {type(config).__name__} "
-            f"{_short(config)}"
-        )
     try:
-        settings = model.model_validate(config)
+        section = require_mapping(config, what=f"{toolbox_id}: its config section")
+    except TypeError as exc:
+        raise ToolboxConfigError(str(exc)) from None
+    try:
+        settings = model.model_validate(section)
     except ValidationError as exc:
-        problems = "; ".join(_describe(errs) for errs in _by_key(exc.errors()).values())
-        raise ToolboxConfigError(f"{toolbox_id}: invalid config: {problems}") from None
+        raise ToolboxConfigError(f"{toolbox_id}: invalid config: {describe_errors(exc)}") from None
     unknown = sorted(set(settings.model_extra or {}) - model.ignored_keys)
     if unknown:
         known = ", ".join(sorted(model.model_fields))
         LOG.warning(f"{toolbox_id}: unknown config keys {unknown} are ignored (known keys: {known})")
     return settings
-
-
-def _by_key(errors: list[Any]) -> dict[str, list[Any]]:
-    """Errors grouped by the key they are about; a union type reports one error per member."""
-    grouped: dict[str, list[Any]] = {}
-    for err in errors:
-        # loc: ('key',), ('key', 0) for a list item, ('key', 'str') for a member of a union.
-        parts = [str(p) for p in err["loc"] if isinstance(p, int) or p == err["loc"][0]]
-        grouped.setdefault(".".join(parts) or "(section)", []).append(err)
-    return grouped
-
-
-def _describe(errors: list[Any]) -> str:
-    key = ".".join(str(p) for p in errors[0]["loc"][:1]) or "(section)"
-    got = errors[0].get("input")
-    kind = type(got).__name__
-    what = "a string" if kind == "str" else f"a {kind}"
-    messages = " or ".join(dict.fromkeys(e["msg"] for e in errors))
-    return f"key {key!r}: {messages} (got {what} {_short(got)})"
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class ProcessSettings(ToolboxSettings):
