@@ -199,6 +199,14 @@ def test_a_redirect_into_the_inside_is_refused(dns: dict[str, list[str]], target
     assert [str(r.url) for r in recorder.requests] == [f"http://{PUBLIC}/go"]  # the hop was never made
 
 
+def test_a_redirect_to_an_invalid_url_is_refused(dns: dict[str, list[str]]) -> None:
+    dns["odd.example.org"] = [PUBLIC]
+    recorder = Recorder({f"http://{PUBLIC}/go": httpx.Response(302, headers={"Location": "http://[::1"})})
+    assert "sent an invalid HTTP answer (Invalid URL in location header" in error_of(
+        with_transport(toolbox(), recorder), "http://odd.example.org/go"
+    )
+
+
 def test_a_redirect_to_a_local_server_never_reaches_it(
     server: LocalWebServer, dns: dict[str, list[str]]
 ) -> None:

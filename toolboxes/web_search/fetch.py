@@ -27,6 +27,9 @@ __all__ = ["PageFetcher", "RawPage", "content_kind", "new_client"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.1"
+# Uncompressed bodies: max_page_bytes then bounds memory too. (A server that compresses anyway is
+# still decoded by httpx, one network chunk at a time, before the cap is checked.)
+_ENCODING = "identity"
 _TEXT_TYPES = frozenset(
     {
         "application/json",
@@ -56,7 +59,7 @@ def new_client(settings: WebSearchSettings, transport: httpx.BaseTransport | Non
         # A proxy would resolve the name itself, behind the guard's back; fetches connect directly.
         trust_env=False,
         limits=httpx.Limits(max_keepalive_connections=0),
-        headers={"User-Agent": settings.user_agent, "Accept": _ACCEPT},
+        headers={"User-Agent": settings.user_agent, "Accept": _ACCEPT, "Accept-Encoding": _ENCODING},
         timeout=httpx.Timeout(settings.fetch_timeout, connect=min(settings.fetch_timeout, 10.0)),
         transport=transport,
     )
@@ -90,6 +93,7 @@ class PageFetcher:
             location = self._hop(current, address, deadline)
             if isinstance(location, RawPage):
                 return location
+            # httpx has already refused a Location that is no URL (RemoteProtocolError in _hop).
             current = guard.check_url(current.join(location), settings)
         raise WebToolError(
             f"{url} redirected more than {settings.max_redirects} times; give the final URL or another page"
@@ -109,6 +113,8 @@ class PageFetcher:
             response = self._client.send(request, stream=True)
         except httpx.TimeoutException:
             raise self._timed_out(url) from None
+        except httpx.RemoteProtocolError as exc:  # includes a redirect to a Location that is no URL
+            raise WebToolError(f"{url.host} sent an invalid HTTP answer ({exc}); try another page") from None
         except httpx.HTTPError as exc:
             raise WebToolError(
                 f"could not connect to {url.host} ({type(exc).__name__}: {exc}): no network, the server is "
