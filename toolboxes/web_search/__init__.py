@@ -24,7 +24,7 @@ from pydantic import ConfigDict, Field
 from ovos_agentic_loop_toolboxes.web_search.backends import make_backend
 from ovos_agentic_loop_toolboxes.web_search.errors import BlockedURL, WebToolError
 from ovos_agentic_loop_toolboxes.web_search.extract import INSTALL_HINT, readable_text
-from ovos_agentic_loop_toolboxes.web_search.fetch import PageFetcher, new_client
+from ovos_agentic_loop_toolboxes.web_search.fetch import LazyClient, PageFetcher
 from ovos_agentic_loop_toolboxes.web_search.guard import domain_listed
 from ovos_agentic_loop_toolboxes.web_search.settings import (
     TOOLBOX_ID,
@@ -85,16 +85,16 @@ class WebSearchToolBox(ToolBox):
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
         # Everything discover_tools() needs is set before ToolBox.__init__, which swallows errors.
         self.settings: WebSearchSettings = parse_settings(config)
-        self._client = new_client(self.settings)
-        self._backend = make_backend(self.settings, self._client)
-        self._fetcher = PageFetcher(self.settings, self._client)
+        self._wire(LazyClient(self.settings))
         super().__init__(toolbox_id=TOOLBOX_ID, config=config, bus=bus)
 
     def use_transport(self, transport: httpx.BaseTransport) -> None:
         """Send every request through ``transport`` (tests; a custom network stack)."""
-        self._client = new_client(self.settings, transport)
-        self._backend = make_backend(self.settings, self._client)
-        self._fetcher = PageFetcher(self.settings, self._client)
+        self._wire(LazyClient(self.settings, transport))
+
+    def _wire(self, client: LazyClient) -> None:
+        self._backend = make_backend(self.settings, client)
+        self._fetcher = PageFetcher(self.settings, client)
 
     def discover_tools(self) -> list[AgentTool]:
         tools = [

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import httpx
 
 from ovos_agentic_loop_toolboxes.web_search.errors import WebToolError
+from ovos_agentic_loop_toolboxes.web_search.fetch import LazyClient
 from ovos_agentic_loop_toolboxes.web_search.settings import WebSearchSettings
 
 __all__ = ["DdgsBackend", "SearchBackend", "SearxngBackend", "make_backend"]
@@ -30,7 +31,7 @@ class SearchBackend(Protocol):
     def describe(self) -> str: ...
 
 
-def make_backend(settings: WebSearchSettings, client: httpx.Client) -> SearchBackend:
+def make_backend(settings: WebSearchSettings, client: LazyClient) -> SearchBackend:
     if settings.effective_backend == "searxng":
         return SearxngBackend(settings, client)
     return DdgsBackend(settings)
@@ -95,7 +96,7 @@ class SearxngBackend:
 
     name = "searxng"
 
-    def __init__(self, settings: WebSearchSettings, client: httpx.Client) -> None:
+    def __init__(self, settings: WebSearchSettings, client: LazyClient) -> None:
         self._settings = settings
         self._client = client
         self._url = f"{settings.searxng_url}/search"
@@ -111,7 +112,7 @@ class SearxngBackend:
             "safesearch": _SEARXNG_SAFESEARCH[self._settings.safesearch],
         }
         try:
-            response = self._client.get(
+            response = self._client.get().get(
                 self._url, params=params, timeout=self._settings.search_timeout, follow_redirects=True
             )
         except httpx.TimeoutException:

@@ -14,6 +14,7 @@ server that drips one byte at a time is cut off too.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from ovos_agentic_loop_toolboxes.web_search import guard
 from ovos_agentic_loop_toolboxes.web_search.errors import BlockedURL, WebToolError
 from ovos_agentic_loop_toolboxes.web_search.settings import WebSearchSettings
 
-__all__ = ["PageFetcher", "RawPage", "content_kind", "new_client"]
+__all__ = ["LazyClient", "PageFetcher", "RawPage", "content_kind", "new_client"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.1"
@@ -65,6 +66,24 @@ def new_client(settings: WebSearchSettings, transport: httpx.BaseTransport | Non
     )
 
 
+class LazyClient:
+    """The client, built on first use: building one loads the CA bundle (~0.1 s), which a persona
+    that never searches should not pay when it loads."""
+
+    def __init__(self, settings: WebSearchSettings, transport: httpx.BaseTransport | None = None) -> None:
+        self._settings = settings
+        self._transport = transport
+        self._client: httpx.Client | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> httpx.Client:
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = new_client(self._settings, self._transport)
+        return self._client
+
+
 def content_kind(content_type: str) -> str | None:
     """'html', 'text', or None for a type fetch_page cannot read (images, PDF, archives...)."""
     media = content_type.split(";", 1)[0].strip().lower()
@@ -80,7 +99,7 @@ def content_kind(content_type: str) -> str | None:
 class PageFetcher:
     """Fetches pages for one toolbox; safe to share between threads (it holds no per-call state)."""
 
-    def __init__(self, settings: WebSearchSettings, client: httpx.Client) -> None:
+    def __init__(self, settings: WebSearchSettings, client: LazyClient) -> None:
         self._settings = settings
         self._client = client
 
@@ -102,7 +121,8 @@ class PageFetcher:
     # -- one hop -------------------------------------------------------------------------------
     def _hop(self, url: httpx.URL, address: guard.IPAddress, deadline: float) -> RawPage | str:
         """The page at ``url`` read from ``address``, or the Location it redirects to."""
-        request = self._client.build_request(
+        client = self._client.get()
+        request = client.build_request(
             "GET",
             url.copy_with(host=str(address)),
             headers={"Host": url.netloc.decode("ascii")},
@@ -110,7 +130,7 @@ class PageFetcher:
             extensions={"sni_hostname": guard.ascii_host(url)},
         )
         try:
-            response = self._client.send(request, stream=True)
+            response = client.send(request, stream=True)
         except httpx.TimeoutException:
             raise self._timed_out(url) from None
         except httpx.RemoteProtocolError as exc:  # includes a redirect to a Location that is no URL
