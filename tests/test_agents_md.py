@@ -224,3 +224,29 @@ def test_a_missing_context_plugin_is_named_and_the_persona_still_loads(ovos_log:
     assert engine.continue_chat([AgentMessage(MessageRole.USER, "hi")]).content == "ok"
     assert any("context plugin 'no-such-memory' is not installed" in w for w in ovos_log.at("warning"))
     assert not any("unknown config key" in w for w in ovos_log.at("warning"))
+
+
+def test_through_ovos_persona_as_its_memory_module(project: Path) -> None:
+    """The real ovos-persona: ``memory_module`` builds the messages, the loop sends AGENTS.md to the model."""
+    ovos_persona = pytest.importorskip("ovos_persona")
+    from fake_openai_server import FakeOpenAIServer, answer
+    from ovos_bus_client.session import Session
+
+    with FakeOpenAIServer() as server:
+        server.replies = [answer("Hello from the loop.")]
+        config = {
+            "name": "agents-md",
+            "handlers": ["ovos-react-loop"],
+            "memory_module": PLUGIN,
+            PLUGIN: {"agents_md_sources": [], "system_prompt": "You are Ana."},
+            "ovos-react-loop": {"ovos-openai-brain": {"api_url": server.url, "max_retries": 0}},
+        }
+        bot = ovos_persona.Persona("agents-md", config)
+        session = Session("agents-md")
+        reply = bot.chat(bot.get_messages("hi", session), session)
+
+    assert "Hello from the loop." in reply
+    system = server.requests[0]["messages"][0]
+    assert system["role"] == "system"
+    assert system["content"].startswith("You are Ana.")
+    assert "Use metric units." in system["content"] and "Answer in English." in system["content"]
