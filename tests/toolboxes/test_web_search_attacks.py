@@ -15,7 +15,7 @@ import httpx
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
-from web_search_servers import ARTICLE, LocalWebServer, huge, page, redirect, slow
+from web_search_servers import ARTICLE, LocalWebServer, huge, page, redirect, send, slow
 
 from ovos_agentic_loop_toolboxes.web_search import guard
 from ovos_agentic_loop_toolboxes.web_search.settings import parse_settings
@@ -236,6 +236,22 @@ def test_blocked_and_allowed_domains_apply_to_every_hop(dns: dict[str, list[str]
     assert "is blocked" in error_of(blocked, "https://docs.example.org/a")
     assert "is blocked" in error_of(blocked, "https://example.org/")
     assert "not one of them" in error_of(toolbox(allowed_domains=["example.org"]), "https://badexample.org/")
+
+
+def test_no_cookies_are_kept_between_pages(server: LocalWebServer) -> None:
+    """Pinned requests go to addresses: a kept cookie would follow the IP to other sites on it."""
+    server.routes["/login"] = lambda h: send(
+        h, 200, ARTICLE, "text/html", Set_Cookie="session=secret; Path=/"
+    )
+    tb = toolbox(allow_private=True)
+    tb.call_tool("fetch_page", {"url": f"{server.base}/login"})
+    tb.call_tool("fetch_page", {"url": f"{server.base}/article"})
+    assert [s.cookie for s in server.seen] == [None, None]
+
+
+def test_a_not_modified_or_other_3xx_answer_is_not_read_as_a_page(server: LocalWebServer) -> None:
+    server.routes["/cached"] = lambda h: send(h, 304, b"", "text/html")
+    assert "HTTP 304" in error_of(toolbox(allow_private=True), f"{server.base}/cached")
 
 
 # -- size, time, content types ---------------------------------------------------------------------

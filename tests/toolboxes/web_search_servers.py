@@ -35,6 +35,7 @@ INJECTION = b"""<html><head><title>Innocent page</title></head><body><article>
 class Seen:
     path: str
     host: str
+    cookie: str | None = None
 
 
 @dataclass
@@ -56,7 +57,7 @@ class LocalWebServer:
 
             def do_GET(self) -> None:
                 path = urlsplit(self.path).path
-                server.seen.append(Seen(self.path, self.headers.get("Host", "")))
+                server.seen.append(Seen(self.path, self.headers.get("Host", ""), self.headers.get("Cookie")))
                 route = server.routes.get(path)
                 if route is None:
                     send(self, 404, b"not found", "text/plain")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 
 import httpx
 
@@ -59,6 +60,9 @@ def new_client(settings: WebSearchSettings, transport: httpx.BaseTransport | Non
         follow_redirects=False,
         # A proxy would resolve the name itself, behind the guard's back; fetches connect directly.
         trust_env=False,
+        # Requests go to addresses, so a jar would file a site's cookies under its IP and hand them
+        # to every other site served from that IP; pages are read anonymously instead.
+        cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
         limits=httpx.Limits(max_keepalive_connections=0),
         headers={"User-Agent": settings.user_agent, "Accept": _ACCEPT, "Accept-Encoding": _ENCODING},
         timeout=httpx.Timeout(settings.fetch_timeout, connect=min(settings.fetch_timeout, 10.0)),
@@ -156,7 +160,7 @@ class PageFetcher:
             return location
         if status == 429:
             raise WebToolError(f"{url.host} is rate-limiting requests (HTTP 429); try another source")
-        if status >= 400 or status < 200:
+        if not 200 <= status < 300:
             raise WebToolError(
                 f"{url} answered HTTP {status} {response.reason_phrase}; check the URL or try another page"
             )
