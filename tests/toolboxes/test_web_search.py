@@ -263,18 +263,20 @@ def test_http_errors_are_messages(server: LocalWebServer) -> None:
         ({"backend": "google"}, "backend"),
         ({"backend": "searxng"}, "searxng_url"),
         ({"blocked_domains": ["http://x.org/path"]}, "blocked_domains"),
-        ({"serxng_url": "http://127.0.0.1:8888"}, "serxng_url: unknown key"),
     ],
 )
 def test_bad_configuration_is_an_error_naming_the_key(config: dict[str, Any], names: str) -> None:
     cls = find_toolbox_plugins()["ovos-web-search-tools"]
-    with pytest.raises(ValueError, match="ovos-web-search-tools: invalid configuration") as excinfo:
+    with pytest.raises(ValueError, match="ovos-web-search-tools: invalid config") as excinfo:
         cls(config=config)
     assert names in str(excinfo.value)
 
 
-def test_ecosystem_keys_are_accepted() -> None:
+def test_ecosystem_keys_are_accepted_and_a_typo_is_named(ovos_log: Any) -> None:
     assert toolbox(enabled=True).settings.max_results == 5
+    assert not ovos_log.at("warning")
+    toolbox(serxng_url="http://127.0.0.1:8888")
+    assert any("unknown config keys ['serxng_url']" in w for w in ovos_log.at("warning"))
 
 
 def test_diagnostics_name_the_backend_and_the_guard(searxng: FakeSearxng) -> None:

@@ -7,10 +7,12 @@ other words, answer from what it knows). Nothing here is ever turned into a fake
 
 from __future__ import annotations
 
+from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
+
 __all__ = ["BlockedURL", "WebToolError"]
 
 
-class WebToolError(Exception):
+class WebToolError(ToolCallError):
     """A failure or refusal of web_search / fetch_page, written for the model."""
 
 

@@ -1,9 +1,8 @@
-"""The ``ovos-web-search-tools`` section, parsed once into a strict, frozen model.
+"""The ``ovos-web-search-tools`` section, parsed once by the toolbox core into a strict, frozen model.
 
-Strict on purpose: a persona file is JSON, so a value of the wrong type is a typo, and a
-typo in a security switch must not be guessed at ("false" as a string for ``allow_private``
-would be truthy in Python). A wrong type, a value out of range or an unknown key is a
-``ValueError`` that names the key and says what fits.
+Strict on purpose: a typo in a security switch must not be guessed at (``"allow_private":
+"false"`` would be truthy in Python). A wrong type or a value out of range is a
+``ToolboxConfigError`` (a ``ValueError``) naming the key; an unknown key is logged by name.
 """
 
 from __future__ import annotations
@@ -11,21 +10,20 @@ from __future__ import annotations
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, field_validator
+
+from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError
+from ovos_agentic_loop_toolboxes._core.settings import ToolboxSettings
+from ovos_agentic_loop_toolboxes._core.settings import parse_settings as parse_section
 
 __all__ = ["DEFAULT_USER_AGENT", "TOOLBOX_ID", "WebSearchSettings", "parse_settings"]
 
 TOOLBOX_ID = "ovos-web-search-tools"
 DEFAULT_USER_AGENT = "Mozilla/5.0 (compatible; ovos-agentic-loop web tools)"
 
-# Keys the ecosystem may put into any plugin section; they mean nothing to this toolbox.
-_ECOSYSTEM_KEYS = ("enabled", "lang")
 
-
-class WebSearchSettings(BaseModel):
+class WebSearchSettings(ToolboxSettings):
     """Every key of the toolbox section, with its default."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     backend: Literal["ddgs", "searxng"] | None = Field(
         default=None,
@@ -121,21 +119,10 @@ def normalise_domain(name: str) -> str:
 
 
 def parse_settings(raw: dict[str, Any] | None) -> WebSearchSettings:
-    """Validate the section; raise ``ValueError`` naming every bad key and what fits."""
-    section = {k: v for k, v in (raw or {}).items() if k not in _ECOSYSTEM_KEYS}
-    try:
-        settings = WebSearchSettings.model_validate(section)
-    except ValidationError as exc:
-        problems = "; ".join(_describe(err) for err in exc.errors())
-        raise ValueError(f"{TOOLBOX_ID}: invalid configuration: {problems}") from None
+    """The section parsed; :class:`ToolboxConfigError` naming the key when it cannot be used."""
+    settings = parse_section(WebSearchSettings, TOOLBOX_ID, raw)
     if settings.effective_backend == "searxng" and not settings.searxng_url:
-        raise ValueError(f"{TOOLBOX_ID}: invalid configuration: backend 'searxng' needs 'searxng_url'")
+        raise ToolboxConfigError(
+            f"{TOOLBOX_ID}: invalid config: key 'backend': 'searxng' needs 'searxng_url'"
+        )
     return settings
-
-
-def _describe(err: Any) -> str:
-    key = ".".join(str(p) for p in err["loc"]) or "(section)"
-    if err["type"] == "extra_forbidden":
-        known = ", ".join(WebSearchSettings.model_fields)
-        return f"{key}: unknown key (known keys: {known})"
-    return f"{key}: {err['msg']} (got {err.get('input')!r})"
