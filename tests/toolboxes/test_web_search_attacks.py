@@ -278,7 +278,7 @@ def test_a_slow_drip_page_is_cut_off_at_fetch_timeout(server: LocalWebServer) ->
     started = time.monotonic()
     message = error_of(tb, f"{server.base}/slow")
 
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 6  # the page takes 20 s; room for a loaded CI machine
     assert "within 1 seconds" in message
 
 
