@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer, completion
@@ -113,3 +114,25 @@ def test_searxng_down_is_an_observation_and_the_turn_still_answers(brain_server:
     assert answer.content == "I could not search the web right now."
     observation = brain_server.requests[1]["messages"][-1]["content"]
     assert "web_search failed" in observation and "cannot be reached" in observation
+
+
+def test_doctor_shows_the_toolbox_its_backend_and_the_guard(
+    searxng: FakeSearxng, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ovos_agentic_loop.cli import main
+
+    persona = json.loads(json.dumps(DOCS_RESEARCHER))
+    persona["ovos-react-loop"]["ovos-web-search-tools"] = {"searxng_url": searxng.url}
+    with socket.socket() as probe:  # the brain: a local port nobody listens on, never a real service
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    persona["ovos-react-loop"]["ovos-chat-openai-plugin"] = {"api_url": closed, "key": "sk-test"}
+    path = tmp_path / "researcher.json"
+    path.write_text(json.dumps(persona))
+
+    assert main(["doctor", str(path)]) == 1  # the brain's server is down: that check fails, the others run
+
+    out = capsys.readouterr().out
+    assert "[ok  ] toolbox ovos-web-search-tools: 2 tools: fetch_page, web_search" in out
+    assert f"· search: backend searxng at {searxng.url}; at most 5 results" in out
+    assert "· SSRF guard: on:" in out
