@@ -96,6 +96,12 @@ class LoopConfig(StrictSection):
         "Default false: the persona's own 'toolboxes' list is the authority for tools run on this side; "
         "only the request's client tools (OpenAI dicts) are added, and relayed back to the caller.",
     )
+    context_plugins: list[str] = Field(
+        default_factory=list,
+        description="Entry-point names of opm.agents.memory plugins (e.g. 'ovos-agents-md-context-plugin') "
+        "whose system prompt is added to the persona's when it loads; each takes its section under its "
+        "name. Default: none.",
+    )
 
     @property
     def brain_name(self) -> str:
@@ -119,7 +125,7 @@ def parse_config(raw: dict[str, Any] | None, *, engine_name: str, default_mode: 
         config = LoopConfig.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(f"{engine_name}: invalid configuration: {describe_errors(exc)}") from exc
-    for name in (config.brain_name, *config.toolboxes):
+    for name in (config.brain_name, *config.toolboxes, *config.context_plugins):
         try:
             require_mapping((config.model_extra or {}).get(name), what=f"the {name!r} section")
         except TypeError as exc:
@@ -129,7 +135,7 @@ def parse_config(raw: dict[str, Any] | None, *, engine_name: str, default_mode: 
 
 
 def _warn_unknown_keys(config: LoopConfig, engine_name: str) -> None:
-    named = {config.brain_name, *config.toolboxes}
+    named = {config.brain_name, *config.toolboxes, *config.context_plugins}
     for key, value in (config.model_extra or {}).items():
         if key in named or key in _ECOSYSTEM_KEYS:
             continue

@@ -61,6 +61,10 @@ class AgentLoopEngine(ChatEngine):
         self.settings: LoopConfig = parse_config(
             config, engine_name=self.engine_name, default_mode=self.default_mode
         )
+        if self.settings.context_plugins:  # prompts of opm.agents.memory plugins (e.g. AGENTS.md)
+            from ovos_agentic_loop.context.loop_context import with_context
+
+            self.settings = with_context(self.settings, engine_name=self.engine_name)
         self._plan = LoopPlan.from_settings(self.engine_name, self.settings)
         self.bus = bus
         self._caller_tools = CallerTools(
