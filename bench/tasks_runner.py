@@ -34,12 +34,27 @@ DEFAULT_LLAMA_URL = "http://127.0.0.1:8091/v1"
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
 
 
+HALVES = ("tune", "held-out")
+
+
 def load_tasks(selection: str | None = None) -> list[dict[str, Any]]:
+    """The suite, each task with its ``half``; ``selection``: ids, categories, ``tune``, ``held-out``."""
     tasks = json.loads((TASKS_DIR / "tasks.json").read_text())["tasks"]
+    seen: dict[str, int] = {}
+    for task in tasks:
+        task["half"] = half_of(seen.get(task["category"], 0))
+        seen[task["category"]] = seen.get(task["category"], 0) + 1
     if selection:
         wanted = {s.strip() for s in selection.split(",")}
-        tasks = [t for t in tasks if t["id"] in wanted or t["category"] in wanted]
+        tasks = [t for t in tasks if wanted & {t["id"], t["category"], t["half"]}]
     return tasks
+
+
+def half_of(position_in_category: int) -> str:
+    """The split, fixed by position and never by results: within each category, in file order, the
+    1st, 3rd, 5th... task is tuned on and the 2nd, 4th... is held out. New tasks go at the end of
+    their category, so no task ever changes half."""
+    return HALVES[position_in_category % 2]
 
 
 def placeholders(sandbox: str = "", now: dt.datetime | None = None) -> dict[str, str]:
@@ -284,6 +299,10 @@ def _run_task(system: Any, task: dict[str, Any], proxy: CountingProxy, run_adapt
         "max_iterations": 10,
         "max_tokens": 512,
         "temperature": 0.2,
+        # Generous budgets: the suite measures answers, not a shared 2-core machine's load (a first
+        # request with a long tool list can take over a minute to read there).
+        "request_timeout": 600,
+        "engine_extra": {"time_budget": 900},
     }
     res = run_adapter(system, job, timeout=900, cwd=sandbox)
     end = dt.datetime.now(dt.timezone.utc)
@@ -294,6 +313,7 @@ def _run_task(system: Any, task: dict[str, Any], proxy: CountingProxy, run_adapt
     return {
         "task": task["id"],
         "category": task["category"],
+        "half": task.get("half", ""),
         "ok": ok,
         "calls": proxy.calls.get(model, 0),
         "prompt_tokens": proxy.prompt_tokens.get(model, 0),
@@ -379,6 +399,25 @@ def _report(
             row.append(f"{sum(x['ok'] for x in r)}/{len(r)}" if r else "")
         cat_rows.append(row)
     bench.table("Figure 5b - solved per category", ["category", *[s.label for s in systems]], cat_rows)
+    half_rows = []
+    for half in HALVES:
+        for system in systems:
+            r = [x for x in runs[system.key] if x.get("half") == half]
+            if r:
+                half_rows.append(
+                    [
+                        half,
+                        system.label,
+                        f"{sum(x['ok'] for x in r)}/{len(r)}",
+                        f"{statistics.mean(x['calls'] for x in r):.2f}",
+                        f"{statistics.mean(x['seconds'] for x in r):.1f}",
+                    ]
+                )
+    bench.table(
+        "Figure 5c - by half (tune / held-out, see bench/README.md)",
+        ["half", "system", "solved", "LLM calls / task", "s / task (mean)"],
+        half_rows,
+    )
     fails = []
     for system in systems:
         bad = [x for x in runs[system.key] if not x["ok"]]

@@ -25,6 +25,8 @@ def _section(job: dict[str, Any]) -> dict[str, Any]:
         "max_tokens": job.get("max_tokens", 512),
         "temperature": job.get("temperature", 0.2),
         "max_retries": 0,
+        # The brain's read timeout; the task suite raises it so a loaded machine does not fail tasks.
+        **({"timeout": job["request_timeout"]} if job.get("request_timeout") else {}),
     }
 
 
