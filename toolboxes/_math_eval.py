@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-from ovos_agentic_loop_toolboxes._math_parse import PERCENT
+from ovos_agentic_loop_toolboxes._math_parse import AGGREGATES, LIST_ONLY_IN_AGGREGATES, PERCENT
 
 Number = int | Fraction | float
 
@@ -103,7 +103,10 @@ class Evaluator:
             return CONSTANTS[name]
         if name in FUNCTIONS:
             raise MathError(f"{name} is a function; call it with parentheses, such as {name}(2)")
-        raise MathError(f"unknown name {name!r}; known constants are pi, e and tau")
+        raise MathError(
+            f"unknown name {name!r}; known constants are pi, e and tau. For units use unit_convert; "
+            "for an unknown such as x use solve_equation"
+        )
 
     def _binop(self, node: ast.BinOp) -> Number:
         left = self.evaluate(node.left)
@@ -123,9 +126,40 @@ class Evaluator:
             return checked(_div(self.evaluate(arg_nodes[0]), 100))
         function = FUNCTIONS.get(name)
         if function is None:
-            raise MathError(f"unknown function {name!r}; the functions are: {', '.join(sorted(FUNCTIONS))}")
+            raise MathError(unknown_function(name))
+        if name in AGGREGATES:  # mean(1, 2, 3), mean([1, 2, 3]) and mean([1, 2], 3) alike
+            values = [self.evaluate(item) for item in _flattened(arg_nodes)]
+            if not values:
+                raise MathError(f"{name}() needs at least one number, such as {name}([2, 4, 9])")
+            return checked(function(*values))
+        if any(isinstance(arg, (ast.List, ast.Tuple)) for arg in arg_nodes):
+            raise MathError(LIST_ONLY_IN_AGGREGATES)
         _check_arity(name, len(arg_nodes))
         return checked(function(*[self.evaluate(arg) for arg in arg_nodes]))
+
+
+def _flattened(arg_nodes: list[ast.expr]) -> list[ast.expr]:
+    items: list[ast.expr] = []
+    for arg in arg_nodes:
+        items.extend(arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])
+    return items
+
+
+#: Where a model asks for a function this calculator does not have, the tool that does it.
+_ELSEWHERE = {
+    ("stdev", "std", "stddev", "sd", "variance", "var", "mode", "pstdev", "pvariance"): (
+        "use statistics_summary for standard deviation, variance and mode"
+    ),
+    ("solve", "solve_equation"): "use solve_equation for an equation with an unknown",
+    ("convert", "unit_convert", "to"): "use unit_convert for units",
+}
+
+
+def unknown_function(name: str) -> str:
+    """The refusal of an unknown function: the tool to use instead, where one fits, and the list."""
+    hint = next((text for names, text in _ELSEWHERE.items() if name.lower() in names), "")
+    known = ", ".join(sorted(FUNCTIONS))
+    return f"unknown function {name!r}; " + (f"{hint}. " if hint else "") + f"The functions are: {known}"
 
 
 def _is_percent(node: ast.expr) -> bool:
@@ -350,6 +384,24 @@ def _round(x: Number, digits: Number | None = None) -> Number:
     return rounded
 
 
+def _mean(*values: Number) -> Number:
+    if any(isinstance(v, float) for v in values):
+        return math.fsum(to_float(v) for v in values) / len(values)
+    return Fraction(sum(Fraction(v) for v in values)) / len(values)
+
+
+def _median(*values: Number) -> Number:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else _mean(ordered[middle - 1], ordered[middle])
+
+
+def _sum(*values: Number) -> Number:
+    if any(isinstance(v, float) for v in values):
+        return math.fsum(to_float(v) for v in values)
+    return Fraction(sum(Fraction(v) for v in values))
+
+
 def _whole(function: Callable[..., int], name: str) -> Callable[..., Number]:
     def apply(*args: Number) -> Number:
         return function(*(to_int(a, name) for a in args))
@@ -387,6 +439,11 @@ FUNCTIONS: dict[str, Callable[..., Number]] = {
     "ceil": math.ceil,
     "min": min,
     "max": max,
+    "sum": _sum,
+    "mean": _mean,
+    "average": _mean,
+    "avg": _mean,
+    "median": _median,
     "factorial": _factorial,
     "comb": _comb_perm(math.comb),
     "perm": _comb_perm(math.perm),

@@ -16,6 +16,13 @@ MAX_EXPRESSION_CHARS = 500
 MAX_NESTING = 40
 MAX_NODES = 400
 PERCENT = "_percent_"
+#: Functions over many numbers: the only places a list ``[1, 2, 3]`` (or a tuple) may appear,
+#: because that is how models naturally write ``mean([12, 45, 7])``.
+AGGREGATES = frozenset({"mean", "average", "avg", "median", "sum", "min", "max"})
+LIST_ONLY_IN_AGGREGATES = (
+    f"a list of numbers is only allowed inside {', '.join(sorted(AGGREGATES))}, such as "
+    "mean([12, 45, 7]); for a full summary use statistics_summary"
+)
 
 _REPLACEMENTS = {"×": "*", "÷": "/", "·": "*", "−": "-", "–": "-", "^": "**"}
 _ALLOWED_NODES = (
@@ -35,8 +42,10 @@ _ALLOWED_NODES = (
     ast.Pow,
     ast.USub,
     ast.UAdd,
+    ast.List,
+    ast.Tuple,
 )
-_OPERAND_END = {")", ",", "+", "-", "*", "/", "**", "//"}
+_OPERAND_END = {")", "]", ",", "+", "-", "*", "/", "**", "//"}
 
 
 def parse_expression(text: str, what: str = "expression") -> ast.expr:
@@ -65,11 +74,16 @@ def _normalise(text: str, what: str) -> str:
         )
     source = re.sub(r"[×÷·−–^]", lambda m: _REPLACEMENTS[m.group()], text.strip())
     source = re.sub(r"√\s*(\d+(?:\.\d+)?)", r"sqrt(\1)", source).replace("√", "sqrt")
-    if source.count("=") or any(c in source for c in "'\"[]{}:;@&|<>!~\\\n\r\x00"):
-        bad = next(c for c in source if c in "'\"[]{}:;@&|<>!~\\\n\r\x00=")
+    if "=" in source:
+        raise ValueError(
+            f"the {what} contains '=', which makes it an equation; use solve_equation to find an unknown, "
+            "or give only the side to calculate"
+        )
+    if any(c in source for c in "'\"{}:;@&|<>!~\\\n\r\x00"):
+        bad = next(c for c in source if c in "'\"{}:;@&|<>!~\\\n\r\x00")
         raise ValueError(
             f"the {what} contains {bad!r}, which is not arithmetic; use numbers, + - * / ^ %, "
-            "parentheses and the listed functions"
+            "parentheses and the listed functions (for units use unit_convert)"
         )
     depth = deepest = 0
     for char in source:
@@ -144,6 +158,7 @@ def _operand_start(out: list[tuple[int, str]]) -> int:
 
 def _check_tree(tree: ast.Expression) -> None:
     nodes = list(ast.walk(tree))
+    lists_inside: set[int] = set()  # ids of lists that are direct arguments of a call
     if len(nodes) > MAX_NODES:
         raise ValueError(f"the expression has {len(nodes)} parts; the limit is {MAX_NODES}")
     for node in nodes:
@@ -154,10 +169,15 @@ def _check_tree(tree: ast.Expression) -> None:
             )
         if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name) or node.keywords):
             raise ValueError("only plain calls of the listed functions are allowed, such as round(2.567, 2)")
+        if isinstance(node, ast.Call):  # the evaluator refuses a list given to a one-number function
+            lists_inside.update(id(arg) for arg in node.args if isinstance(arg, (ast.List, ast.Tuple)))
         if isinstance(node, ast.Constant) and (
             isinstance(node.value, bool) or type(node.value) not in (int, float)
         ):
             raise ValueError(f"{node.value!r} is not a number; only numbers are allowed (no text)")
+    for node in nodes:  # now that every call's own lists are known
+        if isinstance(node, (ast.List, ast.Tuple)) and id(node) not in lists_inside:
+            raise ValueError(LIST_ONLY_IN_AGGREGATES)
     if _depth(tree.body) > MAX_NESTING * 2:
         raise ValueError(f"the expression is nested too deeply; the limit is {MAX_NESTING} levels")
 
