@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 from ovos_agentic_loop.daemon_pool import DaemonPool
 from ovos_agentic_loop.errors import ShuttingDown
 from ovos_agentic_loop.messages import RAW_ARGUMENTS_KEY
+from ovos_agentic_loop.nudges import program_hint
 from ovos_agentic_loop.protocol import compact_arguments
 from ovos_agentic_loop.toolset import ToolSet
 
@@ -179,7 +180,8 @@ def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) 
     name = call.name
     if isinstance(exc, UnknownTool):
         available = ", ".join(toolset.names) or "none"
-        return f"Error: there is no tool named {name!r}. Available tools: {available}."
+        hint = program_hint(name, call.arguments, toolset.specs)  # `ls` called as if it were a tool
+        return f"Error: there is no tool named {name!r}.{hint} Available tools: {available}."
     if isinstance(exc, ToolTimeout):
         # Say "stopped" only when the toolbox killed the work: a Python tool cannot be stopped, and
         # telling the model otherwise invites a retry that runs beside the first call.

@@ -27,6 +27,7 @@ from ovos_agentic_loop.config import LoopConfig
 from ovos_agentic_loop.daemon_pool import DaemonPool
 from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
 from ovos_agentic_loop.events import StepKind
+from ovos_agentic_loop.nudges import Nudges
 from ovos_agentic_loop.observations import ToolOutcome, run_calls
 from ovos_agentic_loop.protocol import (
     NATIVE_GUIDANCE,
@@ -80,6 +81,7 @@ class Turn:
     iterations: int = 0
     corrections: int = 0
     call_counts: Counter[str] = field(default_factory=Counter)
+    nudges: Nudges = field(default_factory=Nudges)
     started: float = field(default_factory=time.monotonic)
     #: What the stream has said so far, and the gate of the latest model call (see stream_gate).
     speech: Speech = field(default_factory=Speech)
@@ -133,6 +135,14 @@ class Turn:
                 answer = parsed.answer if parsed.answer is not None else clean_answer(reply.content)
                 if not answer:
                     return (yield from self._forced_answer("empty", stream))
+                nudge = self.nudges.react(
+                    answer, toolset.specs, self.transcript, text_mode=self.setup.text_mode
+                )
+                if nudge is not None:  # an answer that only describes a call: "call it now", once
+                    self._emit("notice", message="the reply described a tool call; asking for the call")
+                    self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text or answer))
+                    self.transcript.append(AgentMessage(MessageRole.USER, nudge))
+                    continue
                 return self._finish(answer, "answer")
         except BrainCallTimeout:
             if self._answer_begun():

@@ -1,0 +1,189 @@
+"""The loop's reactions to what small models write instead of a tool call.
+
+Two habits of small local models, each met with one short, bounded reaction:
+
+- **A described call**: the reply names a tool it should call ("you can use the
+  ``search_in_files`` function", "I'll run ``wc -w story.txt``") and makes no call.
+  Taken as the final answer, the user hears instructions instead of a result.
+  The loop answers ONCE per turn with a short "call it now" message.
+- **A program used as a tool name**: the model calls ``ls`` or ``wc`` as if they were
+  tools. The unknown-tool observation then says how to run the program with the
+  command tool (:func:`program_hint`, used by ``observations.observation_for_error``),
+  instead of only listing tool names, which small models read as "give up".
+
+The rules are about the kind of reply, never about a task: a tool name is only
+meaningful to the model, so a final answer that names a tool not yet called this
+turn is a description of a call; a command line is recognised by its first word
+being a program the command tool can run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from typing import Any
+
+from ovos_plugin_manager.templates.agents import AgentMessage
+
+__all__ = ["Nudges", "command_tool", "program_hint"]
+
+#: At most this many "call it now" messages per turn: one model call more at worst.
+MAX_NUDGES = 1
+
+# `wc -w story.txt`, or a fenced ```bash block: the command is the first line inside.
+_BACKTICKED = re.compile(r"```[a-zA-Z]*\s*\n?(.+?)\n?```|`([^`\n]+)`", re.DOTALL)
+# "I'll run wc -w story.txt", "run the command ls -la", "use the command ls". Not a bare "use X":
+# "I can use more detail" would read `more` as a program.
+_RUN_VERB = re.compile(
+    r"\b(?:(?:run|running|execute|executing)\s+(?:the\s+)?(?:command\s+|program\s+)?|"
+    r"(?:use|using)\s+(?:the\s+)?(?:command|program)\s+)[\"']?([A-Za-z][\w.+-]*)",
+    re.IGNORECASE,
+)
+# A program named in prose must come with a cue that the model means to run it.
+_INTENT = re.compile(
+    r"\b(i'll|i will|i'm going to|i am going to|let me|let's|i need to|i can|you can|we can|"
+    r"i would|i should|first|next|now)\b",
+    re.IGNORECASE,
+)
+# Words that follow "use" in ordinary answers and must never count as a program name.
+_NOT_PROGRAMS = frozenset(
+    {"a", "an", "the", "it", "this", "that", "these", "those", "your", "my", "our", "some", "any"}
+)
+
+
+@dataclass(frozen=True)
+class DescribedCall:
+    """A tool the reply talks about calling; ``command`` when it wrote a program's command line."""
+
+    tool: str
+    command: str | None = None
+
+
+@dataclass
+class Nudges:
+    """Per-turn state of the reactions (lives in the ``Turn``, never on the engine)."""
+
+    sent: int = 0
+
+    def react(
+        self,
+        answer: str,
+        specs: list[dict[str, Any]],
+        transcript: list[AgentMessage],
+        *,
+        text_mode: bool,
+    ) -> str | None:
+        """The corrective message for a final answer that only describes a call, or None.
+
+        None when the answer stands: it names no available tool, it names only tools already
+        called this turn (a summary of what was done), or this turn was already nudged.
+        """
+        if self.sent >= MAX_NUDGES or not specs:
+            return None
+        called = {c.name for m in transcript if m.tool_calls for c in m.tool_calls}
+        described = described_call(answer, specs, called)
+        if described is None:
+            return None
+        self.sent += 1
+        return corrective_message(described, text_mode=text_mode)
+
+
+def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -> DescribedCall | None:
+    """The tool an answer describes calling instead of calling it, or None."""
+    names = [str(s.get("function", {}).get("name", "")) for s in specs]
+    for name in names:
+        if name and name not in called and _names_tool(answer, name):
+            return DescribedCall(name)
+    runner = command_tool(specs)
+    if runner is None or runner in called:
+        return None
+    for command in _written_commands(answer):
+        program = command.split()[0]
+        if is_program(program, specs):
+            return DescribedCall(runner, command=command)
+    return None
+
+
+def _names_tool(answer: str, name: str) -> bool:
+    """A tool name in prose: as written (``read_file``), or a plain word (``search``) only when
+    backticked or called a tool/function, since a plain word also occurs in ordinary answers."""
+    word = re.escape(name)
+    if re.search(r"[_.]", name) or re.search(r"[a-z][A-Z]", name):
+        return re.search(rf"(?<![\w-]){word}(?![\w-])", answer) is not None
+    marked = rf"`{word}(?:\(\))?`|\b{word}\s+(?:tool|function)\b|\b(?:tool|function)\s+[\"']?{word}\b"
+    return re.search(marked, answer, re.IGNORECASE) is not None
+
+
+def _written_commands(answer: str) -> list[str]:
+    """Command lines in an answer: backticked spans, and "run X ..." with an intent cue."""
+    found = []
+    for match in _BACKTICKED.finditer(answer):
+        text = (match.group(1) or match.group(2) or "").strip().removeprefix("$").strip()
+        if text:
+            found.append(text.splitlines()[0].strip())
+    if _INTENT.search(answer):
+        for match in _RUN_VERB.finditer(answer):
+            if match.group(1).lower() not in _NOT_PROGRAMS:
+                rest = answer[match.start(1) :].split("\n")[0]
+                found.append(re.split(r"[.,;:!?](?:\s|$)", rest)[0].strip().strip("\"'`"))
+    return found
+
+
+def command_tool(specs: list[dict[str, Any]]) -> str | None:
+    """The name of the tool that runs a program from a command line (a required ``command`` string)."""
+    for spec in specs:
+        function = spec.get("function", {})
+        parameters = function.get("parameters") or {}
+        command = (parameters.get("properties") or {}).get("command")
+        if isinstance(command, dict) and "command" in (parameters.get("required") or []):
+            return str(function.get("name", "")) or None
+    return None
+
+
+def is_program(name: str, specs: list[dict[str, Any]]) -> bool:
+    """True when ``name`` is a program the command tool may run: listed in its description, or
+    (with no such list) installed on this machine's PATH."""
+    if not re.fullmatch(r"[A-Za-z][\w.+-]*", name) or name.lower() in _NOT_PROGRAMS:
+        return False
+    runner = command_tool(specs)
+    description = next(
+        (
+            str(s["function"].get("description", ""))
+            for s in specs
+            if s.get("function", {}).get("name") == runner
+        ),
+        "",
+    )
+    listed = re.search(r"allowed programs?:\s*([^.]+)", description, re.IGNORECASE)
+    if listed:
+        return name in {p.strip() for p in listed.group(1).split(",")}
+    return shutil.which(name) is not None
+
+
+def corrective_message(described: DescribedCall, *, text_mode: bool) -> str:
+    """One short instruction: make the call now instead of describing it."""
+    if described.command:
+        arguments = json.dumps({"command": described.command}, ensure_ascii=False)
+        what = f"Do not tell me the command: run it yourself now with {described.tool} {arguments}"
+    else:
+        what = f"Do not describe {described.tool}: call it yourself now"
+    how = (
+        " in the format\nAction: <tool name>\nAction Input: <JSON object>"
+        if text_mode
+        else " (a real tool call)"
+    )
+    return f"{what}{how}, then answer with its result."
+
+
+def program_hint(name: str, arguments: Any, specs: list[dict[str, Any]]) -> str:
+    """For an unknown tool named like a program: how to run it with the command tool; else ""."""
+    runner = command_tool(specs)
+    if runner is None or not is_program(name, specs):
+        return ""
+    values = arguments.values() if isinstance(arguments, dict) else []
+    words = [str(v) for v in values if isinstance(v, (str, int, float)) and str(v).strip()]
+    command = " ".join([name, *words])
+    example = json.dumps({"command": command}, ensure_ascii=False)
+    return f" {name!r} is a program, not a tool: run it with {runner}, arguments {example}."

@@ -1,0 +1,142 @@
+"""The loop's reactions to a described call and to a program called as a tool (issue 15, classes 1
+and 3): each bounded, each through the public contract with a ScriptedBrain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import DemoToolBox
+from engine_helpers import engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+from ovos_plugin_manager.templates.agents import MessageRole
+
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+
+def shell(root: Path, **config: object) -> ToolBox:
+    return find_toolbox_plugins()["ovos-shell-tools"](
+        config={"allow_shell": True, "root_path": str(root), **config}
+    )
+
+
+def test_a_described_call_gets_one_call_it_now(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain(
+        [
+            "To add them you can use the `add` function with a=2 and b=3.",
+            tool_call("add", a=2, b=3),
+            "2 plus 3 is 5.",
+        ]
+    )
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 2 + 3?"))
+    assert answer.content == "2 plus 3 is 5."
+    nudge = brain.calls[1].last
+    assert nudge.role == MessageRole.USER
+    assert "call it yourself now" in nudge.content and "add" in nudge.content
+    assert brain.calls[1].messages[-2].content.startswith("To add them you can use")
+    brain.assert_complete()
+
+
+def test_the_reaction_is_bounded_to_one_per_turn(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain(["Use the add tool with 2 and 3.", "You could call the add function."])
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 2 + 3?"))
+    assert answer.content == "You could call the add function."
+    assert len(brain.calls) == 2
+
+
+def test_naming_a_tool_already_called_is_a_summary_not_a_description(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("add", a=2, b=3), "I used the `add` tool: the sum is 5."])
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 2 + 3?"))
+    assert answer.content == "I used the `add` tool: the sum is 5."
+    assert len(brain.calls) == 2
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Hello! How can I help you today?",
+        "I'll add a note: the capital of France is Paris.",  # 'add' as a plain word is not the tool
+        "Let me add that sleep helps memory.",
+    ],
+)
+def test_ordinary_answers_stand(demo_tools: DemoToolBox, reply: str) -> None:
+    brain = ScriptedBrain([reply])
+    assert engine_with(brain, [demo_tools]).continue_chat(user("hi")).content == reply
+    assert len(brain.calls) == 1
+
+
+def test_a_described_command_is_asked_to_run_with_the_command_tool(tmp_path: Path) -> None:
+    (tmp_path / "story.txt").write_text("one two three\n")
+    brain = ScriptedBrain(
+        [
+            "I'll run `wc -w story.txt` to count the words.",
+            tool_call("run_command", command="wc -w story.txt"),
+            "story.txt has 3 words.",
+        ]
+    )
+    answer = engine_with(brain, [shell(tmp_path)]).continue_chat(user("How many words in story.txt?"))
+    assert answer.content == "story.txt has 3 words."
+    nudge = brain.calls[1].last.content
+    assert 'run it yourself now with run_command {"command": "wc -w story.txt"}' in nudge
+    assert '"stdout": "3 story.txt' in brain.calls[2].last.content
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I can use more detail if you want: the sky is blue because of Rayleigh scattering.",
+        "Paris is the capital of France.",
+    ],
+)
+def test_prose_with_program_like_words_stands(tmp_path: Path, reply: str) -> None:
+    brain = ScriptedBrain([reply])
+    assert engine_with(brain, [shell(tmp_path)]).continue_chat(user("hi")).content == reply
+
+
+def test_text_mode_nudge_shows_the_format(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain(
+        [
+            "Final Answer: you can use the add tool with a=2, b=3.",
+            'Action: add\nAction Input: {"a": 2, "b": 3}',
+            "Final Answer: 5",
+        ],
+        supports_tools=False,
+    )
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("2 + 3?"))
+    assert answer.content == "5"
+    assert "Action: <tool name>" in brain.calls[1].last.content
+
+
+def test_a_program_called_as_a_tool_is_told_how_to_run_it(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "numbers.csv").write_text("a,b\n")
+    brain = ScriptedBrain(
+        [tool_call("ls", path="data"), tool_call("run_command", command="ls data"), "numbers.csv"]
+    )
+    answer = engine_with(brain, [shell(tmp_path)]).continue_chat(user("list data"))
+    assert answer.content == "numbers.csv"
+    observation = brain.calls[1].last.content
+    assert observation.startswith("Error: there is no tool named 'ls'. 'ls' is a program, not a tool:")
+    assert 'run it with run_command, arguments {"command": "ls data"}' in observation
+    assert "Available tools: run_command" in observation
+
+
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        ("frobnicate_files", {}),  # not a program on this machine
+        ("ls", {"allowed_commands": ["wc"]}),  # a program, but not one the command tool may run
+    ],
+)
+def test_no_program_hint_where_it_would_mislead(tmp_path: Path, name: str, config: dict) -> None:
+    brain = ScriptedBrain([tool_call(name), "done"])
+    engine_with(brain, [shell(tmp_path, **config)]).continue_chat(user("go"))
+    observation = brain.calls[1].last.content
+    assert "is a program" not in observation and f"no tool named {name!r}" in observation
+
+
+def test_no_program_hint_without_a_command_tool(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("ls"), "done"])
+    engine_with(brain, [demo_tools]).continue_chat(user("go"))
+    assert "is a program" not in brain.calls[1].last.content
