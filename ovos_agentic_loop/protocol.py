@@ -33,10 +33,13 @@ __all__ = [
     "text_tool_prompt",
 ]
 
-#: One line added to the system prompt when tools are passed natively: small models
-#: otherwise call tools for greetings or keep calling after they have the result.
+#: Added to the system prompt when tools are passed natively. Each clause answers a measured habit
+#: of small models (issue 15): arithmetic done in the head, a call described instead of made, a chain
+#: answered after its first step, tools called for greetings, replies too long to speak.
 NATIVE_GUIDANCE = (
-    "Call a tool only when it helps answer; after the tool results, answer the user in plain sentences."
+    "Use a tool for every calculation, date, time, file or command; never work out numbers in your "
+    "head. Call the tool, do not describe the call. Call one tool at a time when a step needs an "
+    "earlier result. Greetings and general knowledge need no tool. Answer in a few short sentences."
 )
 
 _PROMPT_HEAD = """You can use these tools:
@@ -47,8 +50,9 @@ Action: <tool name>
 Action Input: <arguments as one JSON object>
 You will get the result in a message starting with "Observation:".
 When you can answer, reply with:
-Final Answer: <your answer to the user, in plain sentences>
-Use a tool only when it helps; for greetings and general knowledge answer directly."""
+Final Answer: <your answer to the user, in a few short sentences>
+Use a tool for every calculation, date, time, file or command; never work out numbers in your head.
+Greetings and general knowledge need no tool."""
 
 _CORRECTION = (
     "Your reply did not follow the format ({problem}). Reply either with\n"
