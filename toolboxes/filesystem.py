@@ -49,8 +49,8 @@ class FileSystemSettings(ToolboxSettings):
 
 class ReadFileArgs(ToolArguments):
     path: str = Field(description=PATH_HELP)
-    offset: int = Field(0, ge=0, description="Byte position to start at. Use next_offset from the last call.")
-    limit: int | None = Field(None, gt=0, description="Most bytes to return (default and maximum 65536).")
+    offset: int = Field(0, ge=0, description="Byte to start at: next_offset from the last call.")
+    limit: int | None = Field(None, gt=0, description="Most bytes to return.")
 
 
 class ReadFileOutput(ToolOutput):
@@ -66,8 +66,8 @@ class ReadFileOutput(ToolOutput):
 
 
 class WriteFileArgs(ToolArguments):
-    path: str = Field(description=PATH_HELP + " Missing folders are created.")
-    content: str = Field(description="The complete new text of the file (UTF-8). Replaces any old content.")
+    path: str = Field(description=PATH_HELP)
+    content: str = Field(description="The complete new text of the file.")
 
 
 class WriteFileOutput(ToolOutput):
@@ -78,7 +78,7 @@ class WriteFileOutput(ToolOutput):
 
 class ListDirectoryArgs(ToolArguments):
     path: str = Field(".", description="Folder relative to the root; '.' is the root.")
-    pattern: str = Field("*", description="Filter on entry names, such as '*.txt'. '*' shows all.")
+    pattern: str = Field("*", description="Filter on names, such as '*.txt'.")
 
 
 class ListDirectoryOutput(ToolOutput):
@@ -92,7 +92,7 @@ class SearchInFilesArgs(ToolArguments):
     pattern: str = Field(
         description="Regular expression to find in each line, such as 'TODO' or '(?i)error'."
     )
-    path: str = Field(".", description="Folder (searched with its subfolders) or file, relative to the root.")
+    path: str = Field(".", description="Folder (with its subfolders) or file to search.")
     glob: str = Field("*", description="Which files to search: '*.py' at any depth, 'src/**/*.md' by path.")
 
 
@@ -114,7 +114,7 @@ class FindFilesArgs(ToolArguments):
     glob: str = Field(
         description="File name pattern: '*.py' matches at any depth; 'docs/*.md' matches by path."
     )
-    path: str = Field(".", description="Folder to search in (with its subfolders), relative to the root.")
+    path: str = Field(".", description="Folder to search, with its subfolders.")
 
 
 class FindFilesOutput(ToolOutput):
@@ -179,8 +179,7 @@ class FileSystemToolBox(ToolBox):
             ),
             AgentTool(
                 "search_in_files",
-                "Find lines matching a regular expression in files under a folder. "
-                "Returns file, line_number and line for each match.",
+                "Find lines matching a regular expression in files under a folder.",
                 SearchInFilesArgs,
                 SearchInFilesOutput,
                 self.search_in_files,

@@ -31,17 +31,15 @@ TOOLBOX_ID = "ovos-math-tools"
 MAX_NUMBERS = 10_000
 
 EVALUATE_DESCRIPTION = (
-    "Calculate an arithmetic expression. Operators: + - * / and ^ for powers. "
-    "'10 % 3' is the remainder (1). Percent: '15% of 80' = 12; '200 + 10%' = 220; '200 - 10%' = 180. "
-    "Functions: sqrt, cbrt, root(x, n), exp, ln, log10, log2, log(x, base), abs, round(x, digits), "
-    "floor, ceil, min, max, factorial, comb, perm, gcd, lcm. "
-    "sin cos tan asin acos atan use RADIANS; sind cosd tand asind acosd atand use DEGREES. "
-    "Constants: pi, e. Whole numbers and fractions stay exact: '2^64' is exact, '1/3' gives 1/3 and 0.333…"
+    "Calculate arithmetic exactly. Operators: + - * / and ^ for powers; '10 % 3' is the remainder. "
+    "Percent: '15% of 80', '200 + 10%'. Functions: sqrt, root(x, n), exp, ln, log10, log(x, base), abs, "
+    "round(x, digits), floor, ceil, factorial, comb, perm, gcd, lcm; mean, median, sum, min, max of "
+    "numbers or a list, such as mean([2, 4, 9]). sin cos tan asin acos atan use RADIANS; "
+    "sind cosd tand asind acosd atand use DEGREES. Constants: pi, e."
 )
 SOLVE_DESCRIPTION = (
-    "Solve an equation with one unknown, such as '2x + 3 = 7', 'x^2 - 5x + 6 = 0' or '2^x = 1000'. "
-    "Same operators and functions as evaluate_expression. Without '=', solves expression = 0. "
-    "Gives exact solutions for polynomials where possible, otherwise decimal approximations."
+    "Solve an equation with one unknown, such as '2x + 3 = 7' or 'x^2 - 5x + 6 = 0', "
+    "with the operators and functions of evaluate_expression."
 )
 
 
@@ -75,8 +73,8 @@ class SolveEquationOutput(ToolOutput):
 
 class UnitConvertArgs(ToolArguments):
     value: float = Field(description="The amount to convert, such as 100.")
-    from_unit: str = Field(description="Unit of the amount, such as 'km/h', 'degC', 'lb', 'liters', 'MB'.")
-    to_unit: str = Field(description="Unit wanted, such as 'mph', 'degF', 'kg', 'gallons', 'MiB'.")
+    from_unit: str = Field(description="Unit of the amount, such as 'km/h', 'degC', 'lb'.")
+    to_unit: str = Field(description="Unit wanted, such as 'mph', 'degF', 'kg'.")
 
 
 class UnitConvertOutput(ToolOutput):
@@ -90,7 +88,7 @@ class UnitConvertOutput(ToolOutput):
 
 class StatisticsSummaryArgs(ToolArguments):
     numbers: list[float] = Field(
-        description="The numbers, such as [2, 4, 4, 5]. A text '2, 4, 4, 5' also works."
+        description="The numbers, such as [2, 4, 4, 5]."
     )
 
     @field_validator("numbers", mode="before")
@@ -151,8 +149,8 @@ class MathToolBox(ToolBox):
             ),
             AgentTool(
                 "unit_convert",
-                "Convert an amount between units of length, mass, volume, temperature, speed, area, data "
-                "(bytes/bits; KB = 1000 B, KiB = 1024 B), time, energy or pressure. "
+                "Convert an amount between units of length, mass, volume, temperature, speed, area, "
+                "data, time, energy or pressure. "
                 "Temperatures: 'degC', 'degF', 'kelvin'.",
                 UnitConvertArgs,
                 UnitConvertOutput,
@@ -160,8 +158,8 @@ class MathToolBox(ToolBox):
             ),
             AgentTool(
                 "statistics_summary",
-                "Summarise a list of numbers: count, sum, mean, median, modes, min, max, "
-                "standard deviation and variance (sample and population).",
+                "Count, sum, mean, median, modes, min, max, standard deviation and variance "
+                "(sample and population) of a list of numbers.",
                 StatisticsSummaryArgs,
                 StatisticsSummaryOutput,
                 self.statistics_summary,

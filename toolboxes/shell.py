@@ -100,7 +100,7 @@ class RunCommandArgs(ToolArguments):
     command: Annotated[
         str,
         max_chars(MAX_COMMAND_CHARS, "command", "run a shorter command; put long input in a file first"),
-    ] = Field(..., description="Program and arguments, e.g. 'ls -la docs'. No pipes or ';'.")
+    ] = Field(..., description="Program and arguments, such as 'ls -la docs'.")
     cwd: Annotated[str, max_chars(MAX_PATH_CHARS, "cwd", "give a shorter folder path")] = Field(
         ".", description="Working folder, relative to the allowed root."
     )
