@@ -144,7 +144,7 @@ def test_counting_proxy_forwards_and_counts(server: ScriptedServer) -> None:
 
 def test_suite_is_well_formed() -> None:
     tasks = load_tasks()
-    assert 30 <= len(tasks) <= 40
+    assert 40 <= len(tasks) <= 50
     assert len({t["id"] for t in tasks}) == len(tasks)
     categories = {t["category"] for t in tasks}
     assert {
@@ -168,6 +168,21 @@ def test_suite_is_well_formed() -> None:
             re.compile(fill(task["check"]["value"], values))
     assert (TASKS_DIR / "fixtures" / "notes.txt").is_file()
     assert len(list((TASKS_DIR / "skills").glob("*/SKILL.md"))) == 3
+
+
+def test_halves_are_fixed_by_position_and_cover_every_category() -> None:
+    tasks = load_tasks()
+    by_category: dict[str, list[str]] = {}
+    for task in tasks:
+        by_category.setdefault(task["category"], []).append(task["half"])
+    for category, halves in by_category.items():
+        assert halves == [("tune", "held-out")[i % 2] for i in range(len(halves))], category
+        if len(halves) > 1:
+            assert {"tune", "held-out"} <= set(halves), category
+    tune, held_out = load_tasks("tune"), load_tasks("held-out")
+    assert len(tune) + len(held_out) == len(tasks)
+    assert not {t["id"] for t in tune} & {t["id"] for t in held_out}
+    assert {t["id"] for t in load_tasks("held-out,math-mul")} == {t["id"] for t in held_out} | {"math-mul"}
 
 
 def _task(tid: str) -> dict[str, Any]:
