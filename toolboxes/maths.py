@@ -87,9 +87,7 @@ class UnitConvertOutput(ToolOutput):
 
 
 class StatisticsSummaryArgs(ToolArguments):
-    numbers: list[float] = Field(
-        description="The numbers, such as [2, 4, 4, 5]."
-    )
+    numbers: list[float] = Field(description="The numbers, such as [2, 4, 4, 5].")
 
     @field_validator("numbers", mode="before")
     @classmethod
