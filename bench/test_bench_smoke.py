@@ -212,3 +212,10 @@ def test_contains_and_file_checkers(tmp_path: Path) -> None:
     assert not check(_task("fs-write"), "Done!", str(tmp_path))
     (tmp_path / "hello.txt").write_text("bench ok\n")
     assert check(_task("fs-write"), "Done!", str(tmp_path))
+
+
+def test_days_left_is_not_fooled_by_the_date_in_the_question() -> None:
+    task = _task("multi-days-left")
+    now = dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc)
+    assert not check(task, "There are 1065 days left until December 31 of this year.", "", [now, now])
+    assert check(task, "There are 31 days left until December 31.", "", [now, now])
