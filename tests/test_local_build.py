@@ -100,3 +100,13 @@ def test_the_targets_file_leaves_out_every_target_but_the_kept_ones(tmp_path: Pa
     built = {p.name for p in out.rglob("*") if p.is_file() and p.suffix in ("", ".a")}
     assert "llama-server" in built and "libllama.a" in built and "libggml-cpu.a" in built
     assert "llama-tts" not in built and "libunused-impl.a" not in built
+
+
+def test_the_server_command_saves_slots_and_reads_prompts_in_cancellable_batches(tmp_path: Path) -> None:
+    from ovos_agentic_loop.local.server import server_command
+
+    command = server_command(Path("llama-server"), Path("m.gguf"), None, 8091, "127.0.0.1", 2, 8192, tmp_path)
+    # a cancelled request stops at the next batch: 512 tokens, not llama-server's default 2,048
+    assert command[command.index("--batch-size") + 1] == "512"
+    assert command[command.index("--slot-save-path") + 1] == f"{tmp_path}/"
+    assert "--slot-save-path" not in server_command(Path("s"), Path("m"), None, 1, "h", 2, 8192)
