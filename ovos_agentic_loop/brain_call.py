@@ -22,6 +22,8 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
 
+from ovos_agentic_loop import cancellation
+from ovos_agentic_loop.cancellation import CancelScope
 from ovos_agentic_loop.daemon_pool import shared_pool
 from ovos_agentic_loop.errors import BrainError, ShuttingDown
 
@@ -75,9 +77,29 @@ def _pass_shutdown(future: Future[None], items: queue.Queue[Any]) -> None:
 
 
 def call_brain(
+    brain: BrainHandle, messages: list[AgentMessage], **options: Any
+) -> Iterator[str | AgentMessage]:
+    """Yield text deltas (when streaming) and, last, the complete reply message.
+
+    A call the loop stops waiting for (its deadline passed, or the caller stopped reading) is
+    cancelled: a brain that supports it closes the request, and the server stops computing it.
+    """
+    scope = CancelScope()
+    finished = False
+    try:
+        for item in _call_brain(brain, messages, scope=scope, **options):
+            finished = not isinstance(item, str)  # the reply message comes last
+            yield item
+    finally:
+        if not finished:
+            scope.cancel()
+
+
+def _call_brain(
     brain: BrainHandle,
     messages: list[AgentMessage],
     *,
+    scope: CancelScope,
     deadline: float,
     stream: bool,
     tools: list[dict[str, Any]] | None,
@@ -86,7 +108,6 @@ def call_brain(
     lang: str | None,
     units: str | None,
 ) -> Iterator[str | AgentMessage]:
-    """Yield text deltas (when streaming) and, last, the complete reply message."""
     kwargs: dict[str, Any] = {"session_id": session_id, "lang": lang, "units": units}
     if tools:
         kwargs["tools"] = tools
@@ -110,7 +131,7 @@ def call_brain(
 
     # A call the loop stopped waiting for finishes in the background (its thread is a daemon).
     # At interpreter exit the pool fails the future: that must wake this wait too.
-    future = shared_pool().submit(work)
+    future = shared_pool().submit(cancellation.run_in(scope, work))
     future.add_done_callback(lambda done: _pass_shutdown(done, items))
     reply: AgentMessage | None = None
     while True:

@@ -62,7 +62,7 @@ class StepPrinter:
                 return f"  ← {d.get('name')} ({took}): {result}"
             return f"  ✗ {d.get('name')} ({took}): {d.get('error')}"
         if event.kind == "notice":
-            return f"  ! {d.get('message')}"
+            return f"  {'…' if d.get('progress') else '!'} {d.get('message')}"
         if event.kind == "final":
             took = f"{d.get('duration_s', 0):.1f} s"
             return f"  ✓ {d.get('iterations', '?')} model calls, {took} ({d.get('reason')})"

@@ -20,7 +20,9 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
 from ovos_utils.log import LOG
 
+from ovos_agentic_loop import cancellation
 from ovos_agentic_loop.brain_call import BrainHandle
+from ovos_agentic_loop.cancellation import CancelScope
 from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
 from ovos_agentic_loop.daemon_pool import shared_pool
 from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepEvent, StepKind, StepListener
@@ -32,6 +34,8 @@ from ovos_agentic_loop.turn import Turn, TurnSetup
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
 
 WARM_UP_MESSAGE = "Reply with the single word OK."
+#: Shown (as a step event) when a turn waits for the warm-up, which may take a minute on a CPU.
+WARM_UP_PROGRESS = "reading the tool list, first time only..."
 
 
 class AgentLoopEngine(ChatEngine):
@@ -83,6 +87,7 @@ class AgentLoopEngine(ChatEngine):
             )
         self._tools = PersonaTools(list(toolboxes), engine_name=self.engine_name)
         self.warmed_up = threading.Event()
+        self._warm_up_scope = CancelScope()  # a turn that stops waiting for the warm-up cancels it
         if self.settings.warm_up:
             shared_pool().submit(self._warm_up)
 
@@ -144,8 +149,8 @@ class AgentLoopEngine(ChatEngine):
         next call to continue. Toolboxes the caller hands over are offered only with
         ``caller_toolboxes: true`` (see :mod:`ovos_agentic_loop.toolset`).
         """
-        self._await_warm_up()
         turn = self._new_turn(messages, session_id, lang, units, tools)
+        self._await_warm_up(turn)
         run = turn.run(stream=False)
         while True:
             try:
@@ -162,8 +167,8 @@ class AgentLoopEngine(ChatEngine):
         tools: Any = None,
     ) -> Iterator[str]:
         """The final answer's text as the model writes it (tool steps run silently first)."""
-        self._await_warm_up()
         turn = self._new_turn(messages, session_id, lang, units, tools)
+        self._await_warm_up(turn)
         run = turn.run(stream=True)
         while True:
             try:
@@ -194,20 +199,29 @@ class AgentLoopEngine(ChatEngine):
         yield from splitter.flush()
 
     # -- internals ------------------------------------------------------------------
-    def _await_warm_up(self) -> None:
-        # A turn that starts during the warm-up waits for it: the warm-up is reading the very prefix
-        # the turn needs, and a second request in parallel would only halve a CPU server's speed.
-        if self.settings.warm_up and not self.warmed_up.is_set():
-            self.warmed_up.wait(self.settings.time_budget)
+    def _await_warm_up(self, turn: Turn) -> None:
+        """A turn that starts during the warm-up waits for it, within the turn's own time budget.
+
+        The warm-up is reading the very prefix the turn needs; a second request in parallel would
+        only halve a CPU server's speed. The wait is part of the turn's budget (the turn's clock
+        started before it), and when the budget runs out first the warm-up is cancelled, so the
+        server is not left computing it.
+        """
+        if not self.settings.warm_up or self.warmed_up.is_set():
+            return
+        turn.progress(WARM_UP_PROGRESS)
+        if not self.warmed_up.wait(max(0.0, turn.deadline - time.monotonic())):
+            self._warm_up_scope.cancel()
 
     def _warm_up(self) -> None:
-        """Prime the brain: one short call with this persona's system prompt and tool list."""
+        """Prime the brain: its prompt cache gets this persona's system prompt and tool list."""
         started = time.monotonic()
         try:
             turn = self._new_turn(
                 [AgentMessage(MessageRole.USER, WARM_UP_MESSAGE)], "warm-up", None, None, None
             )
-            turn.warm_up()
+            with cancellation.active(self._warm_up_scope):
+                turn.warm_up()
         except Exception as exc:  # noqa: BLE001 - reported; the first real turn will meet (and raise) it again
             LOG.warning(f"{self.engine_name}: warm-up failed ({type(exc).__name__}: {exc})")
         else:

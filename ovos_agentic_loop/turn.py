@@ -158,8 +158,21 @@ class Turn:
             return self._cut_short("stream_cut", CUT_BY_BRAIN)
 
     def warm_up(self) -> None:
-        """One model call with this turn's system prompt and tools; the reply is ignored, no tool runs."""
+        """Get this turn's system prompt and tools into the brain's prompt cache; no tool runs.
+
+        A brain with ``prefill`` (``ovos-openai-brain``) reads the prompt and writes no answer;
+        another brain gets one ordinary call whose (short) reply is ignored.
+        """
         text_mode = self.setup.text_mode
+        prefill = getattr(self.setup.brain.engine, "prefill", None)
+        if callable(prefill):
+            prefill(
+                self._brain_messages(),
+                session_id=self.session_id,
+                tools=None if text_mode else self.setup.toolset.specs or None,
+                stop=STOP_SEQUENCES if text_mode else None,
+            )
+            return
         for _ in call_brain(
             self.setup.brain,
             self._brain_messages(),
@@ -363,6 +376,10 @@ class Turn:
 
     def _emit(self, kind: StepKind, **data: Any) -> None:
         self.setup.emit(kind, self.session_id, data)
+
+    def progress(self, message: str) -> None:
+        """Tell a waiting user what takes the time (a ``notice`` step with ``progress``: True)."""
+        self._emit("notice", message=message, progress=True)
 
     def _persona_instructions(self) -> list[str]:
         """The caller's system messages plus the persona's ``system_prompt`` (once)."""

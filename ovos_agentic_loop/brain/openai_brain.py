@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ChatEngine
 
+from ovos_agentic_loop import cancellation
+from ovos_agentic_loop.brain.cancellable_http import cancellable_http_client
 from ovos_agentic_loop.brain.config import BrainConfig
 from ovos_agentic_loop.brain.retry_policy import RetryClock, retry_after_seconds
 from ovos_agentic_loop.brain.wire import ToolCallAccumulator, describe_body, to_wire, tool_call_from_wire
@@ -70,6 +72,12 @@ def _retryable(exc: BaseException) -> bool:
     if _unreadable_reply(exc):
         return False  # the loop asks the model again with a correction; a blind retry costs a full turn
     return isinstance(exc, openai.APIStatusError) and (exc.status_code == 429 or exc.status_code >= 500)
+
+
+def _cancelled() -> bool:
+    """True in a brain call the loop has given up on (see :mod:`ovos_agentic_loop.cancellation`)."""
+    scope = cancellation.current()
+    return scope is not None and scope.cancelled
 
 
 def _unreadable_reply(exc: BaseException) -> bool:
@@ -173,9 +181,11 @@ class OpenAIBrain(ChatEngine):
 
         s = self.settings
         timeout = openai.Timeout(s.timeout, connect=min(s.connect_timeout, s.timeout))
+        # Connections a cancelled call is using get closed, so the server stops computing it.
+        http_client = self._http_client or cancellable_http_client(timeout)
         # max_retries=0: tenacity below owns the retry policy.
         return openai.OpenAI(
-            base_url=s.api_url, api_key=s.key, timeout=timeout, max_retries=0, http_client=self._http_client
+            base_url=s.api_url, api_key=s.key, timeout=timeout, max_retries=0, http_client=http_client
         )
 
     def _warm(self) -> None:
@@ -255,7 +265,8 @@ class OpenAIBrain(ChatEngine):
             return state.attempt_number > s.max_retries or clock.too_late(planned(state))
 
         retrying = Retrying(
-            retry=retry_if_exception(_retryable),
+            # A cancelled call failed because its connection was closed on purpose: never retried.
+            retry=retry_if_exception(lambda exc: not _cancelled() and _retryable(exc)),
             stop=give_up,
             wait=planned,
             before_sleep=self._log_retry,
@@ -511,3 +522,40 @@ class OpenAIBrain(ChatEngine):
         """Complete sentences, each as soon as the server has written it."""
         tokens = self.stream_tokens(messages, session_id=session_id, lang=lang, units=units)
         yield from stream_sentences(tokens)
+
+    # -- warm-up ----------------------------------------------------------------
+    def prefill(
+        self,
+        messages: list[AgentMessage],
+        session_id: str = "default",
+        lang: str | None = None,
+        units: str | None = None,
+        tools: Any = None,
+        stop: list[str] | None = None,
+    ) -> None:
+        """Put ``messages`` and ``tools`` into the server's prompt cache without writing an answer.
+
+        One request with ``max_tokens`` 1: the server reads the whole prompt (the slow part on a
+        CPU) and stops after one token. On our own local llama-server the read prompt is also
+        kept on disk and restored on the next warm-up of the same prompt, model and template
+        (:mod:`ovos_agentic_loop.local.prompt_cache`), so a restarted server skips the reading.
+        """
+        from ovos_agentic_loop.local.prompt_cache import slot_cache_for
+
+        body = self._request(messages, tools, stop, stream=False)
+        body["max_tokens"] = 1
+        cache = slot_cache_for(self.settings.api_url)
+        key = None
+        if cache is not None:
+            template = cache.chat_template()
+            key = cache.key_for(body, template) if template is not None else None
+        restored = cache is not None and key is not None and cache.restore(key)
+        if cache is not None and key is not None:
+            body["id_slot"] = cache.slot  # read into (or on top of) the slot that is saved / was restored
+        try:
+            self._call(lambda client: self._complete(client, body))
+        except BrainReplyInvalid:
+            # The one token began a tool call the server could not parse: the prompt was read all the same.
+            LOG.debug("prefill: one-token reply unreadable, prompt cached anyway")
+        if cache is not None and key is not None and not restored:
+            cache.save(key)

