@@ -37,7 +37,19 @@ DEFAULT_BRAIN = "ovos-openai-brain"
 
 #: The entry points of this project's loops: a persona handler that reads a loop section, and a
 #: name that can never be a brain.
-LOOP_ENTRY_POINTS = frozenset({"ovos-react-loop", "ovos-native-toolcall-loop"})
+LOOP_ENTRY_POINTS = frozenset(
+    {
+        "ovos-react-loop",
+        "ovos-native-toolcall-loop",
+        # the other reasoning loops (ovos_agentic_loop.loops)
+        "ovos-plan-execute-loop",
+        "ovos-reflexion-loop",
+        "ovos-self-ask-loop",
+        "ovos-chain-of-thought-loop",
+        "ovos-critic-loop",
+        "ovos-tree-of-thoughts-loop",
+    }
+)
 
 # Keys that the ecosystem puts into every plugin section: ovos-persona passes
 # {"enabled": True} for a handler without a section, and OPM engines read "lang".

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
@@ -25,7 +25,7 @@ from ovos_agentic_loop.brain_call import BrainHandle
 from ovos_agentic_loop.cancellation import CancelScope
 from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
 from ovos_agentic_loop.daemon_pool import shared_pool
-from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepEvent, StepKind, StepListener
+from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepKind, StepListener, make_event
 from ovos_agentic_loop.loading import load_brain, load_toolboxes, require_installed_brain
 from ovos_agentic_loop.personas import LoopPlan
 from ovos_agentic_loop.toolset import CallerTools, PersonaTools, ToolSet
@@ -63,7 +63,7 @@ class AgentLoopEngine(ChatEngine):
     ) -> None:
         super().__init__(config=config)
         self.settings: LoopConfig = parse_config(
-            config, engine_name=self.engine_name, default_mode=self.default_mode
+            self._core_section(config), engine_name=self.engine_name, default_mode=self.default_mode
         )
         if self.settings.context_plugins:  # prompts of opm.agents.memory plugins (e.g. AGENTS.md)
             from ovos_agentic_loop.context.loop_context import with_context
@@ -151,7 +151,7 @@ class AgentLoopEngine(ChatEngine):
         """
         turn = self._new_turn(messages, session_id, lang, units, tools)
         self._await_warm_up(turn)
-        run = turn.run(stream=False)
+        run = self._run(turn, stream=False)
         while True:
             try:
                 next(run)
@@ -169,7 +169,7 @@ class AgentLoopEngine(ChatEngine):
         """The final answer's text as the model writes it (tool steps run silently first)."""
         turn = self._new_turn(messages, session_id, lang, units, tools)
         self._await_warm_up(turn)
-        run = turn.run(stream=True)
+        run = self._run(turn, stream=True)
         while True:
             try:
                 delta = next(run)
@@ -199,6 +199,15 @@ class AgentLoopEngine(ChatEngine):
         yield from splitter.flush()
 
     # -- internals ------------------------------------------------------------------
+    def _run(self, turn: Turn, *, stream: bool) -> Generator[str, None, AgentMessage]:
+        """The reasoning loop of this engine over ``turn``: the ReAct loop here; the other loops
+        (``ovos_agentic_loop.loops``) run their strategy instead."""
+        return turn.run(stream=stream)
+
+    def _core_section(self, config: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The part of the persona section that ``LoopConfig`` parses (a loop takes out its own keys)."""
+        return config
+
     def _await_warm_up(self, turn: Turn) -> None:
         """A turn that starts during the warm-up waits for it, within the turn's own time budget.
 
@@ -260,7 +269,7 @@ class AgentLoopEngine(ChatEngine):
         return self._brain
 
     def _emit(self, kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
-        event = StepEvent(kind=kind, session_id=session_id, data=data)
+        event = make_event(kind, session_id, data)
         if kind in ("final", "notice"):  # once or twice a turn
             LOG.info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
         elif _debug_enabled():  # checked first: formatting every step is per-step cost

@@ -1,43 +1,180 @@
 """Step events: what the loop did, for logs, the messagebus and progress UIs.
 
 Every step of a turn (a model call, a tool call with its arguments, its result or
-error, the final answer) becomes one :class:`StepEvent`. The engine logs each one,
-emits it on the messagebus as ``ovos.agentic_loop.step`` when it has a bus, and
-hands it to every listener registered with ``engine.add_step_listener``.
+error, the final answer, a loop's plan or critique) becomes one typed record: a
+subclass of :class:`StepEvent` per kind, with the kind's fields as attributes
+(``event.answer`` of a :class:`Final`). ``event.kind`` and ``event.data`` (the same
+fields as a dict, plus any extra ones a newer emitter added) stay as they were, so
+a listener written for the dict form keeps working, and the bus payload
+(:meth:`StepEvent.as_dict`) keeps its shape: ``{kind, session_id, data, at}``.
+
+The engine logs each event, emits it on the messagebus as ``ovos.agentic_loop.step``
+when it has a bus, and hands it to every listener registered with
+``engine.add_step_listener``. Build one from a kind and a data dict with
+:func:`make_event`: a kind without a record class becomes a plain ``StepEvent``.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
 
-__all__ = ["BUS_STEP_TOPIC", "StepEvent", "StepKind", "StepListener"]
+__all__ = [
+    "BUS_STEP_TOPIC",
+    "Final",
+    "ModelCall",
+    "Notice",
+    "Plan",
+    "StepEvent",
+    "StepKind",
+    "StepListener",
+    "StrategyStep",
+    "ToolCallStep",
+    "ToolResult",
+    "TurnStart",
+    "make_event",
+]
 
 BUS_STEP_TOPIC = "ovos.agentic_loop.step"
 
 StepKind = Literal[
-    "turn_start",  # data: mode, tools (names)
-    "model_call",  # data: iteration, duration_s, tool_calls (names), usage, timings, chars
-    "tool_call",  # data: name, arguments, call_id, owner (toolbox id or "caller")
-    "tool_result",  # data: name, call_id, ok, duration_s, result (JSON text, maybe cut) or error
-    "notice",  # data: message (repetition, unparsable reply, budget, ...)
-    "final",  # data: answer, iterations, duration_s, reason
+    "turn_start",  # TurnStart
+    "model_call",  # ModelCall
+    "tool_call",  # ToolCallStep
+    "tool_result",  # ToolResult
+    "notice",  # Notice
+    "final",  # Final
+    "plan",  # Plan (ovos-plan-execute-loop)
+    "strategy_step",  # StrategyStep (the other loops: critiques, scores, sub-answers)
 ]
 
+_BASE_FIELDS = frozenset({"kind", "session_id", "data", "at"})
 
-@dataclass
+
+@dataclass(kw_only=True)
 class StepEvent:
-    """One step of one turn. ``data`` keys per kind are listed on :data:`StepKind`."""
+    """One step of one turn. Subclasses add the typed fields of their kind.
 
-    kind: StepKind
+    ``data`` holds those fields as a dict (for listeners and the bus) plus any keys
+    the emitter sent that the record does not declare.
+    """
+
+    kind: str
     session_id: str
     data: dict[str, Any] = field(default_factory=dict)
     at: float = field(default_factory=time.time)
 
+    KIND: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        typed = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BASE_FIELDS}
+        if typed:
+            self.data = {**typed, **self.data}
+
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The bus payload: the same shape for every kind."""
+        return {"kind": self.kind, "session_id": self.session_id, "data": dict(self.data), "at": self.at}
+
+
+@dataclass(kw_only=True)
+class TurnStart(StepEvent):
+    KIND: ClassVar[str] = "turn_start"
+    kind: str = "turn_start"
+    mode: str = "native"  # "native" or "text"
+    tools: list[str] = field(default_factory=list)
+    loop: str = "react"  # the reasoning loop (strategy) running the turn
+
+
+@dataclass(kw_only=True)
+class ModelCall(StepEvent):
+    KIND: ClassVar[str] = "model_call"
+    kind: str = "model_call"
+    iteration: int = 0
+    duration_s: float = 0.0
+    tool_calls: list[str] = field(default_factory=list)
+    chars: int = 0
+    usage: dict[str, Any] | None = None
+    timings: dict[str, Any] | None = None
+    streamed_chars: int = 0
+
+
+@dataclass(kw_only=True)
+class ToolCallStep(StepEvent):
+    KIND: ClassVar[str] = "tool_call"
+    kind: str = "tool_call"
+    name: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    call_id: str = ""
+    owner: str = ""  # the toolbox id, or "caller"
+
+
+@dataclass(kw_only=True)
+class ToolResult(StepEvent):
+    KIND: ClassVar[str] = "tool_result"
+    kind: str = "tool_result"
+    name: str = ""
+    call_id: str = ""
+    ok: bool = True
+    duration_s: float = 0.0
+    result: str | None = None  # the observation the model saw (maybe cut); None on failure
+    error: str | None = None
+
+
+@dataclass(kw_only=True)
+class Notice(StepEvent):
+    KIND: ClassVar[str] = "notice"
+    kind: str = "notice"
+    message: str = ""
+
+
+@dataclass(kw_only=True)
+class Final(StepEvent):
+    KIND: ClassVar[str] = "final"
+    kind: str = "final"
+    answer: str = ""
+    reason: str = "answer"
+    iterations: int = 0  # model calls with tools (react); every model call (the other loops)
+    duration_s: float | None = None
+
+
+@dataclass(kw_only=True)
+class Plan(StepEvent):
+    """The plan of ``ovos-plan-execute-loop``: emitted once, and again on every re-plan."""
+
+    KIND: ClassVar[str] = "plan"
+    kind: str = "plan"
+    steps: list[str] = field(default_factory=list)
+    revision: int = 0  # 0: the first plan; n: the n-th re-plan
+
+
+@dataclass(kw_only=True)
+class StrategyStep(StepEvent):
+    """One step of a reasoning loop other than the model/tool steps: a critique, a score, a sub-answer."""
+
+    KIND: ClassVar[str] = "strategy_step"
+    kind: str = "strategy_step"
+    loop: str = ""
+    phase: str = ""  # e.g. "step_result", "evaluation", "reflection", "critique", "scores", "sub_answer"
+    text: str = ""
+
+
+_RECORDS: dict[str, type[StepEvent]] = {
+    cls.KIND: cls
+    for cls in (TurnStart, ModelCall, ToolCallStep, ToolResult, Notice, Final, Plan, StrategyStep)
+}
+
+
+def make_event(kind: str, session_id: str, data: dict[str, Any]) -> StepEvent:
+    """The typed record of ``kind`` from an emitter's dict; undeclared keys are kept in ``data``."""
+    cls = _RECORDS.get(kind)
+    if cls is None:
+        return StepEvent(kind=kind, session_id=session_id, data=dict(data))
+    declared = {f.name for f in fields(cls)} - _BASE_FIELDS
+    typed = {k: v for k, v in data.items() if k in declared}
+    extra = {k: v for k, v in data.items() if k not in declared}
+    return cls(session_id=session_id, data=extra, **typed)
 
 
 StepListener = Callable[[StepEvent], None]

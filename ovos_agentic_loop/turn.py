@@ -17,7 +17,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
@@ -316,6 +316,41 @@ class Turn:
         """What a stream still has to say once the turn is over: the rest of its final answer."""
         gate = self.gate if self.gate is not None else FinalAnswerGate(self.speech)
         return gate.finish(final.content or "")
+
+    # -- the seam for the other reasoning loops (ovos_agentic_loop.loops) -------------
+    def emit(self, kind: StepKind, **data: Any) -> None:
+        """A step event of this turn (its session), to the engine's log, bus and listeners."""
+        self._emit(kind, **data)
+
+    def finish(self, answer: str, reason: str) -> AgentMessage:
+        """End the turn with ``answer`` (the ``final`` event)."""
+        return self._finish(answer, reason)
+
+    def persona_instructions(self) -> list[str]:
+        return self._persona_instructions()
+
+    def for_brain(self, messages: list[AgentMessage]) -> list[AgentMessage]:
+        """``messages`` as this brain takes them (the system message folded in for one that drops it)."""
+        return messages if self.setup.brain.keeps_system else _fold_system(messages)
+
+    def sub_turn(
+        self,
+        incoming: list[AgentMessage],
+        *,
+        emit: Callable[[StepKind, str, dict[str, Any]], None],
+        max_iterations: int,
+    ) -> Turn:
+        """A ReAct run inside this turn: the same brain, tools and deadline; its own transcript,
+        at most ``max_iterations`` model calls with tools, and its events through ``emit``."""
+        config = self.setup.config.model_copy(update={"max_iterations": max_iterations})
+        return Turn(
+            replace(self.setup, config=config, emit=emit),
+            incoming,
+            session_id=self.session_id,
+            lang=self.lang,
+            units=self.units,
+            started=self.started,
+        )
 
     # -- endings --------------------------------------------------------------------
     def _finish(self, answer: str, reason: str) -> AgentMessage:

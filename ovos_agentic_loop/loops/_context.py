@@ -1,0 +1,312 @@
+"""The seam between a reasoning loop (a strategy) and the one turn core.
+
+A strategy decides WHAT to ask: a plan, a critique, a sub-question. The core, through
+:class:`LoopContext`, does everything else for it, the same way for every loop:
+
+- ``ask``: one plain model call (no tools) under the turn's deadline, counted against
+  ``max_iterations``, with a step event; while streaming, only what a gate lets through
+  is yielded.
+- ``solve``: the ReAct loop itself (tools from the persona's toolboxes, the one function
+  that turns tool failures into observations, repetition and correction rules) as a
+  sub-run with its own transcript, sharing the turn's deadline and call budget.
+- ``answer`` / ``answer_from``: the final answer, as the ``final`` event; only this text
+  is ever returned or spoken.
+
+Budgets bound the whole turn: every model call of every sub-step counts against
+``max_iterations``; when they are spent, ``ask``/``solve`` raise :class:`BudgetSpent` and
+the strategy answers from what it has (``answer_from`` may make one last call, as the
+ReAct loop's forced answer does). The turn's ``time_budget`` is one deadline for all calls.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+from ovos_agentic_loop.brain_call import BrainCallTimeout, call_brain
+from ovos_agentic_loop.events import StepKind
+from ovos_agentic_loop.loops._gates import Gate
+from ovos_agentic_loop.protocol import parse_reply
+from ovos_agentic_loop.stream_gate import FinalAnswerGate
+from ovos_agentic_loop.turn import Turn
+
+__all__ = ["BudgetSpent", "LoopContext", "Strategy", "SubResult", "drive"]
+
+
+@dataclass(frozen=True)
+class SubResult:
+    """What a ReAct sub-run gave: its answer, how it ended, and the tool results it saw."""
+
+    text: str
+    reason: str  # "answer", or why the sub-run was cut short: "max_iterations", "repetition", ...
+    evidence: list[str] = field(default_factory=list)  # "name({args}) returned: ..." lines
+    failures: int = 0  # tool calls that failed
+
+    @property
+    def ok(self) -> bool:
+        """An answer of its own, not one forced by a limit, and not only failed tools behind it."""
+        return self.reason == "answer" and bool(self.text) and not (self.failures and not self.succeeded)
+
+    @property
+    def succeeded(self) -> int:
+        return len(self.evidence) - self.failures
+
+    def evidence_text(self) -> str:
+        return "\n".join(f"- {line}" for line in self.evidence)
+
+
+class BudgetSpent(Exception):
+    """The turn's ``max_iterations`` model calls are used up: answer from what is known."""
+
+
+class Strategy(Protocol):
+    """What a reasoning loop provides: its name and one generator over a :class:`LoopContext`
+    that yields the final answer's spoken deltas and returns the final message."""
+
+    name: str
+
+    def run(self, ctx: LoopContext) -> Generator[str, None, AgentMessage]: ...
+
+
+def drive(strategy: Strategy, turn: Turn, *, stream: bool) -> Generator[str, None, AgentMessage]:
+    """Run ``strategy`` over ``turn``: the turn's start event, its time budget and spent budgets."""
+    ctx = LoopContext(turn, stream=stream, loop=strategy.name)
+    setup = turn.setup
+    turn.emit(
+        "turn_start", mode="text" if setup.text_mode else "native", tools=setup.toolset.names, loop=ctx.loop
+    )
+    try:
+        return (yield from strategy.run(ctx))
+    except BrainCallTimeout:
+        return (
+            yield from ctx.answer(
+                f"I'm sorry, that took longer than my time limit of {setup.config.time_budget:g} seconds.",
+                "time_budget",
+            )
+        )
+    except BudgetSpent:  # a strategy that did not handle it itself: nothing usable was gathered
+        return (yield from ctx.gave_up())
+
+
+class LoopContext:
+    """One turn as a strategy sees it. Per-turn state only: a new context for every turn."""
+
+    def __init__(self, turn: Turn, *, stream: bool, loop: str) -> None:
+        self.turn = turn
+        self.stream = stream
+        self.loop = loop
+        self.calls = 0  # model calls of this turn, sub-runs included
+        users = [m for m in turn.incoming if m.role == MessageRole.USER]
+        self.question = users[-1].content if users else ""
+        # Earlier turns of the conversation, as plain text messages (context for follow-ups).
+        last_user = max((i for i, m in enumerate(turn.incoming) if m.role == MessageRole.USER), default=-1)
+        self.history = [
+            m
+            for m in turn.incoming[: max(last_user, 0)]
+            if m.role in (MessageRole.USER, MessageRole.ASSISTANT) and not m.tool_calls and m.content
+        ]
+
+    # -- what the strategy may look at ------------------------------------------------
+    @property
+    def max_calls(self) -> int:
+        return self.turn.setup.config.max_iterations
+
+    @property
+    def remaining(self) -> int:
+        """Model calls left in the turn's budget (the last answer call is not counted)."""
+        return self.max_calls - self.calls
+
+    @property
+    def tool_names(self) -> list[str]:
+        return list(self.turn.setup.toolset.names)
+
+    def step(self, phase: str, text: str, **data: Any) -> None:
+        """A ``strategy_step`` event: a critique, a score, a sub-answer."""
+        self.turn.emit("strategy_step", loop=self.loop, phase=phase, text=text, **data)
+
+    def plan(self, steps: list[str], revision: int) -> None:
+        """A ``plan`` event."""
+        self.turn.emit("plan", steps=list(steps), revision=revision)
+
+    # -- primitives ---------------------------------------------------------------------
+    def ask(self, instruction: str, prompt: str, *, history: bool = True) -> str:
+        """One plain model call: ``instruction`` as system (after the persona's), ``prompt`` as user.
+
+        Raises :class:`BudgetSpent` when the turn has no calls left.
+        """
+        return _drain(self._call(self._messages(instruction, prompt, history), gate=None, stream=False))
+
+    def ask_streamed(
+        self, instruction: str, prompt: str, *, gate: Gate, history: bool = True
+    ) -> Generator[str, None, str]:
+        """As :meth:`ask`; while streaming, yields what ``gate`` lets through (the final-answer part)."""
+        return (yield from self._call(self._messages(instruction, prompt, history), gate=gate, stream=True))
+
+    def solve(self, task: str, *, guidance: str = "", max_calls: int | None = None) -> SubResult:
+        """The ReAct loop with the persona's tools on ``task``, as a sub-run of this turn.
+
+        Its model calls count against the turn's budget (at most ``max_calls`` of them with
+        tools, and one more for its own forced answer); it shares the deadline. Returns its
+        answer (never protocol), how it ended and the tool results it saw. Raises
+        :class:`BudgetSpent` when fewer than two calls are left, :class:`BrainCallTimeout`
+        when the time budget ran out inside it.
+        """
+        if self.remaining < 2:
+            raise BudgetSpent()
+        limit = self.remaining - 1  # one call stays free for the sub-run's own forced answer
+        if max_calls is not None:
+            limit = max(1, min(limit, max_calls))
+        # The caller's system messages, then the loop's guidance; the sub-run adds the persona's
+        # system_prompt and the tool protocol to them, as for any turn.
+        incoming = [m for m in self.turn.incoming if m.role == MessageRole.SYSTEM and m.content]
+        if guidance:
+            incoming.append(AgentMessage(MessageRole.SYSTEM, guidance))
+        incoming += [*self.history, AgentMessage(MessageRole.USER, task)]
+        ending: dict[str, Any] = {}
+        evidence: list[str] = []
+        failures = 0
+        arguments: dict[str, str] = {}
+        emit = self.turn.setup.emit
+
+        def relay(kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
+            nonlocal failures
+            if kind == "turn_start":
+                return  # the turn started once, with this loop's name
+            if kind == "model_call":
+                self.calls += 1
+                data = {**data, "iteration": self.calls}
+            elif kind == "tool_call":
+                arguments[str(data.get("call_id"))] = json.dumps(data.get("arguments"), default=str)
+            elif kind == "tool_result":
+                call = f"{data.get('name')}({arguments.get(str(data.get('call_id')), '')})"
+                if data.get("ok"):
+                    evidence.append(f"{call} returned: {_short(str(data.get('result')))}")
+                else:
+                    failures += 1
+                    evidence.append(f"{call} failed: {_short(str(data.get('error')))}")
+            if kind == "final":  # the sub-run's answer is a step of this loop, not the turn's end
+                ending.update(data)
+                kind, data = (
+                    "strategy_step",
+                    {
+                        "loop": self.loop,
+                        "phase": "sub_answer",
+                        "text": str(data.get("answer", "")),
+                        "task": task,
+                        "reason": data.get("reason"),
+                    },
+                )
+            emit(kind, session_id, data)
+
+        sub = self.turn.sub_turn(incoming, emit=relay, max_iterations=limit)
+        result = _drain(sub.run(stream=False))
+        self.turn.iterations = self.calls
+        if ending.get("reason") == "time_budget":
+            raise BrainCallTimeout()
+        return SubResult(result.content or "", str(ending.get("reason", "answer")), evidence, failures)
+
+    def answer(self, text: str, reason: str = "answer") -> Generator[str, None, AgentMessage]:
+        """Finish the turn with ``text``, already known whole: spoken (yielded) in one piece."""
+        self.turn.iterations = self.calls
+        if not text.strip():
+            text, reason = _NO_ANSWER, "no_answer"
+        if self.stream and text:
+            yield text
+        return self.turn.finish(text, reason)
+
+    def answer_from(
+        self, instruction: str, prompt: str, *, reason: str = "answer", fallback: str = ""
+    ) -> Generator[str, None, AgentMessage]:
+        """One last model call writes the final answer, streamed as it is written.
+
+        Allowed even when the budget is spent (as the ReAct loop's forced answer). A reply
+        that is protocol, not an answer, gives ``fallback`` (or a plain apology).
+        """
+        messages = self._messages(instruction, prompt, history=True)
+        reply = yield from self._call(messages, gate=FinalAnswerGate(), stream=self.stream, budgeted=False)
+        parsed = parse_reply(reply, self.tool_names)
+        text = parsed.answer if parsed.answer is not None and not parsed.calls else ""
+        self.turn.iterations = self.calls
+        if text:
+            return self.turn.finish(text, reason)  # already spoken while it was written
+        return (yield from self.answer(fallback or _NO_ANSWER, "no_answer"))
+
+    def gave_up(self) -> Generator[str, None, AgentMessage]:
+        """The turn's calls are spent and nothing usable was gathered."""
+        return (
+            yield from self.answer(
+                f"I'm sorry, I could not finish that within {self.max_calls} steps.", "max_iterations"
+            )
+        )
+
+    # -- internals ----------------------------------------------------------------------
+    def _messages(self, instruction: str, prompt: str, history: bool) -> list[AgentMessage]:
+        system = "\n\n".join([*self.turn.persona_instructions(), instruction.strip()]).strip()
+        messages = [AgentMessage(MessageRole.SYSTEM, system)] if system else []
+        if history:
+            messages += self.history
+        messages.append(AgentMessage(MessageRole.USER, prompt))
+        return self.turn.for_brain(messages)
+
+    def _call(
+        self, messages: list[AgentMessage], *, gate: Gate | None, stream: bool, budgeted: bool = True
+    ) -> Generator[str, None, str]:
+        if budgeted and self.remaining < 1:
+            raise BudgetSpent()
+        turn = self.turn
+        started = time.monotonic()
+        reply: AgentMessage | None = None
+        passed = 0
+        for item in call_brain(
+            turn.setup.brain,
+            messages,
+            deadline=turn.deadline,
+            stream=stream,
+            tools=None,
+            stop=None,
+            session_id=turn.session_id,
+            lang=turn.lang,
+            units=turn.units,
+        ):
+            if isinstance(item, str):
+                out = gate.feed(item) if gate is not None else ""
+                if out:
+                    passed += len(out)
+                    yield out
+            else:
+                reply = item
+        assert reply is not None  # call_brain always ends with the message or raises
+        self.calls += 1
+        turn.iterations = self.calls
+        turn.emit(
+            "model_call",
+            iteration=self.calls,
+            duration_s=round(time.monotonic() - started, 4),
+            tool_calls=[],
+            chars=len(reply.content or ""),
+            usage=getattr(reply, "usage", None),
+            timings=getattr(reply, "timings", None),
+            streamed_chars=passed,
+        )
+        return reply.content or ""
+
+
+def _short(text: str, limit: int = 400) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+_NO_ANSWER = "I'm sorry, I could not come up with an answer to that."
+
+
+def _drain(run: Iterator[Any] | Generator[Any, None, Any]) -> Any:
+    """Run a turn generator to its end without speaking; its return value."""
+    while True:
+        try:
+            next(run)
+        except StopIteration as done:
+            return done.value
