@@ -63,8 +63,15 @@ class StepPrinter:
             return f"  ✗ {d.get('name')} ({took}): {d.get('error')}"
         if event.kind == "notice":
             return f"  {'…' if d.get('progress') else '!'} {d.get('message')}"
+        if event.kind == "plan":  # ovos-plan-execute-loop
+            steps = "; ".join(f"{i}. {step}" for i, step in enumerate(d.get("steps") or [], 1))
+            return f"  ☰ plan{' (revised)' if d.get('revision') else ''}: {steps or '(none readable)'}"
+        if event.kind == "strategy_step":  # the other loops: critiques, scores, sub-answers
+            text = " ".join(str(d.get("text", "")).split())
+            text = text if len(text) <= _RESULT_PREVIEW else text[:_RESULT_PREVIEW] + "…"
+            return f"  ∴ {d.get('phase')}: {text}"
         if event.kind == "final":
-            took = f"{d.get('duration_s', 0):.1f} s"
+            took = f"{d.get('duration_s') or 0:.1f} s"
             return f"  ✓ {d.get('iterations', '?')} model calls, {took} ({d.get('reason')})"
         return None
 

@@ -88,3 +88,15 @@ def test_an_unknown_kind_is_a_plain_step_event_not_an_error() -> None:
     event = make_event("stream_cut", "s", {"chars": 10})
     assert type(event) is StepEvent and event.kind == "stream_cut" and event.data == {"chars": 10}
     assert StepEvent(kind="notice", session_id="s", data={"message": "m"}).data == {"message": "m"}
+
+
+def test_the_chat_command_prints_a_line_for_the_loops_events() -> None:
+    from ovos_agentic_loop.cli import StepPrinter
+
+    plan = StepPrinter.format(make_event("plan", "s", {"steps": ["add", "say"], "revision": 1}))
+    assert plan is not None and plan.strip() == "☰ plan (revised): 1. add; 2. say"
+    step = StepPrinter.format(make_event("strategy_step", "s", {"phase": "critique", "text": "- wrong\n- x"}))
+    assert step is not None and step.strip() == "∴ critique: - wrong - x"
+    # a final without a duration (a turn handed to the caller) prints, not crashes
+    final = StepPrinter.format(make_event("final", "s", {"answer": "", "reason": "caller_tools"}))
+    assert final is not None and "caller_tools" in final
