@@ -53,4 +53,7 @@ def test_each_loop_answers_a_tool_question(real_server_url: str, engine_name: st
     assert "evaluate_expression" in [e.data.get("name") for e in events if e.kind == "tool_call"], trace
     assert "1591" in answer.replace(",", ""), (answer, trace)
     final = events[-1]
+    calls = sum(e.kind == "model_call" for e in events)
+    # One line per loop in the -s output: the figure quoted in the report (calls, seconds, answer).
+    print(f"\n[loops-real] {engine_name}: {calls} model calls, {final.data.get('duration_s')} s, {answer!r}")
     assert final.kind == "final" and final.data["reason"] != "time_budget", trace
