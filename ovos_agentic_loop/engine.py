@@ -63,7 +63,7 @@ class AgentLoopEngine(ChatEngine):
     ) -> None:
         super().__init__(config=config)
         self.settings: LoopConfig = parse_config(
-            self._core_section(config), engine_name=self.engine_name, default_mode=self.default_mode
+            self.core_section(config), engine_name=self.engine_name, default_mode=self.default_mode
         )
         if self.settings.context_plugins:  # prompts of opm.agents.memory plugins (e.g. AGENTS.md)
             from ovos_agentic_loop.context.loop_context import with_context
@@ -204,7 +204,8 @@ class AgentLoopEngine(ChatEngine):
         (``ovos_agentic_loop.loops``) run their strategy instead."""
         return turn.run(stream=stream)
 
-    def _core_section(self, config: dict[str, Any] | None) -> dict[str, Any] | None:
+    @classmethod
+    def core_section(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
         """The part of the persona section that ``LoopConfig`` parses (a loop takes out its own keys)."""
         return config
 

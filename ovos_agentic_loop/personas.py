@@ -148,6 +148,10 @@ def loop_plan(handler: str, section: dict[str, Any] | None) -> LoopPlan | None:
     if cls is None:
         return None
     default_mode: Mode = getattr(cls, "default_mode", "auto")
+    # A loop's own keys (max_steps, ...) are not LoopConfig's: the engine class takes them out.
+    core_section = getattr(cls, "core_section", None)
+    if core_section is not None:
+        section = core_section(section)
     settings = parse_config(section, engine_name=handler, default_mode=default_mode)
     return LoopPlan.from_settings(handler, settings)
 

@@ -52,8 +52,9 @@ class StrategyLoopEngine(AgentLoopEngine):
         self.loop_settings: BaseModel = _parse_loop_settings(self.settings_model, config, self.engine_name)
         super().__init__(config, **kwargs)
 
-    def _core_section(self, config: dict[str, Any] | None) -> dict[str, Any] | None:
-        own = set(self.settings_model.model_fields)
+    @classmethod
+    def core_section(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
+        own = set(cls.settings_model.model_fields)
         return {k: v for k, v in (config or {}).items() if k not in own}
 
     def _strategy(self) -> Strategy:

@@ -115,3 +115,11 @@ def test_a_loop_is_refused_as_the_brain_of_another_loop(name: str) -> None:
 
     with pytest.raises(PluginNotFound, match="agent loop itself"):
         load_chat_plugin("ovos-react-loop")(config={"brain": name}, toolboxes=[])
+
+
+def test_the_persona_plan_takes_a_loops_own_keys_out_too(ovos_log) -> None:
+    from ovos_agentic_loop.personas import loop_plan
+
+    plan = loop_plan("ovos-plan-execute-loop", {"toolboxes": ["ovos-math-tools"], "max_steps": 3})
+    assert plan is not None
+    assert not [w for w in ovos_log.at("warning") if "max_steps" in w], "doctor called max_steps unknown"
