@@ -211,13 +211,13 @@ class LoopContext:
         return SubResult(result.content or "", str(ending.get("reason", "answer")), evidence, failures)
 
     def answer(self, text: str, reason: str = "answer") -> Generator[str, None, AgentMessage]:
-        """Finish the turn with ``text``, already known whole: spoken (yielded) in one piece."""
+        """Finish the turn with ``text``, already known whole (the engine's stream speaks it)."""
         self.turn.iterations = self.calls
         if not text.strip():
             text, reason = _NO_ANSWER, "no_answer"
-        if self.stream and text:
-            yield text
+        # The engine's stream says what the turn's gate has not said yet (``Turn.unspoken``): all of it.
         return self.turn.finish(text, reason)
+        yield  # a generator like every step of a strategy
 
     def answer_from(
         self, instruction: str, prompt: str, *, reason: str = "answer", fallback: str = ""
@@ -228,7 +228,7 @@ class LoopContext:
         that is protocol, not an answer, gives ``fallback`` (or a plain apology).
         """
         messages = self._messages(instruction, prompt, history=True)
-        reply = yield from self._call(messages, gate=FinalAnswerGate(), stream=self.stream, budgeted=False)
+        reply = yield from self._call(messages, gate=_Pass(), stream=self.stream, budgeted=False)
         parsed = parse_reply(reply, self.tool_names)
         text = parsed.answer if parsed.answer is not None and not parsed.calls else ""
         self.turn.iterations = self.calls
@@ -262,6 +262,12 @@ class LoopContext:
         started = time.monotonic()
         reply: AgentMessage | None = None
         passed = 0
+        # What ``gate`` lets through (the answer part of this reply) then goes through the turn's own
+        # gate, as any reply's text does: protocol is never spoken, and the engine's stream knows what
+        # was said (``Turn.unspoken``) and adds only the rest of the final answer.
+        speaker = FinalAnswerGate(turn.speech)
+        if gate is not None:
+            turn.gate = speaker
         for item in call_brain(
             turn.setup.brain,
             messages,
@@ -274,12 +280,16 @@ class LoopContext:
             units=turn.units,
         ):
             if isinstance(item, str):
-                out = gate.feed(item) if gate is not None else ""
+                out = speaker.feed(gate.feed(item)) if gate is not None else ""
                 if out:
                     passed += len(out)
                     yield out
             else:
                 reply = item
+        out = speaker.close() if gate is not None else ""  # the reply is over: what only waited for more
+        if out:
+            passed += len(out)
+            yield out
         assert reply is not None  # call_brain always ends with the message or raises
         self.calls += 1
         turn.iterations = self.calls
@@ -294,6 +304,13 @@ class LoopContext:
             streamed_chars=passed,
         )
         return reply.content or ""
+
+
+class _Pass:
+    """The gate of a reply that is all answer (a synthesis): the turn's gate alone decides."""
+
+    def feed(self, delta: str) -> str:
+        return delta
 
 
 def _short(text: str, limit: int = 400) -> str:
