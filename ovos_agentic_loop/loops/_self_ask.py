@@ -61,14 +61,24 @@ class SelfAsk:
                 gate = MarkerGate(_FINAL, blocker=_FOLLOW_UP)
                 reply = yield from ctx.ask_streamed(instruction, prompt, gate=gate)
                 follow_up, marker = _FOLLOW_UP.search(reply), _FINAL.search(reply)
-                if follow_up is None or (marker is not None and marker.start() < follow_up.start()):
-                    text = after_marker(reply, _FINAL) if marker else clean_answer(reply)
+                if marker is not None and (follow_up is None or marker.start() < follow_up.start()):
+                    text = after_marker(reply, _FINAL)
                     if not text:
                         break
                     if gate.spoken:  # the answer went out while it was written
                         return ctx.turn.finish(text, "answer")
                     return (yield from ctx.answer(text))
-                question = follow_up.group("q").strip()
+                if follow_up is None:
+                    # Neither form (a small model talking about what it would do): before any follow-up,
+                    # the question itself goes to the ReAct loop; after some, their answers are enough.
+                    if asked or not ctx.tool_names:
+                        text = clean_answer(reply)
+                        if not text:
+                            break
+                        return (yield from ctx.answer(text))
+                    question = ctx.question
+                else:
+                    question = follow_up.group("q").strip()
                 if len(asked) >= self.settings.max_follow_ups:
                     break
                 if any(question.lower() == q.lower() for q, _ in asked):

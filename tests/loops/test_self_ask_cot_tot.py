@@ -151,3 +151,19 @@ def test_tot_unreadable_scores_keep_the_proposal_order() -> None:
     assert engine.continue_chat(user("q")).content == "The answer."
     kept = [e.data["kept"] for e in events if e.kind == "strategy_step" and e.phase == "scores"]
     assert kept == [["first idea"]]
+
+
+def test_self_ask_a_decision_in_neither_form_sends_the_question_to_the_tools(demo_tools: DemoToolBox) -> None:
+    # Seen on the bundled model: "To calculate 37 * 43, we can use the evaluate_expression function."
+    brain = ScriptedBrain(
+        [
+            "To add 2 and 3 we can use the add tool.",
+            tool_call("add", a=2, b=3),
+            "It is 5.",
+            "So the final answer is: It is 5.",
+        ]
+    )
+    engine = loop_with("ovos-self-ask-loop", brain, [demo_tools])
+    assert engine.continue_chat(user("What is 2+3?")).content == "It is 5."
+    brain.assert_complete()
+    assert demo_tools.calls == [("add", {"a": 2, "b": 3})]
