@@ -38,6 +38,11 @@ def build(engine: str, brain: str, url: str, toolboxes: list[str], **sections: A
         brain: brain_section(brain, url),
         "toolboxes": toolboxes,
         "time_budget": 1000,  # the default 120 s is for a quiet machine, not a shared CI runner
+        # ovos-chat-openai-plugin gives up on a request after a fixed 60 s, less than this CPU needs
+        # to read a new ~1,500-token system prompt and tool list. The warm-up (what the shipped
+        # personas do) gets that prefix into llama-server's cache first: even when the plugin
+        # abandons the warm-up request, the server finishes reading it.
+        "warm_up": brain == "ovos-chat-openai-plugin",
         **sections,
     }
     return load_chat_plugin(engine)(config=config)
