@@ -94,3 +94,12 @@ def test_a_toolbox_section_the_toolbox_refuses_is_an_error_naming_it() -> None:
     refused = r"toolbox 'ovos-shell-tools' refuses its section: .*allowed_commands"
     with pytest.raises(ConfigError, match=refused):
         load_chat_plugin("ovos-react-loop")(config=config, brain=ScriptedBrain())
+
+
+def test_a_loops_own_keys_are_strict_too() -> None:
+    from ovos_plugin_manager.agents import load_chat_plugin
+
+    critic = load_chat_plugin("ovos-critic-loop")
+    assert critic is not None
+    with pytest.raises(ConfigError, match=r"key 'verify_with_tools'.*got a string 'false'"):
+        critic(config={"verify_with_tools": "false"})

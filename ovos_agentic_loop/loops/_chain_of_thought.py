@@ -14,18 +14,19 @@ import re
 from collections.abc import Generator
 
 from ovos_plugin_manager.templates.agents import AgentMessage
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from ovos_agentic_loop.loops._context import LoopContext
 from ovos_agentic_loop.loops._gates import MarkerGate, after_marker
+from ovos_agentic_loop_settings import StrictSection
 
 __all__ = ["ChainOfThought", "ChainOfThoughtSettings"]
 
 
-class ChainOfThoughtSettings(BaseModel):
+class ChainOfThoughtSettings(StrictSection):
     """No keys of its own: ``system_prompt``, brain, toolboxes and budgets are the loop's."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(extra="forbid")  # strict and frozen: StrictSection
 
 
 _FINAL = re.compile(r"final[ _]*answer\s*[:：]", re.IGNORECASE)

@@ -13,17 +13,18 @@ import re
 from collections.abc import Generator
 
 from ovos_plugin_manager.templates.agents import AgentMessage
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext
 from ovos_agentic_loop.loops._parsing import parse_items, parse_verdict
 from ovos_agentic_loop.protocol import clean_answer
+from ovos_agentic_loop_settings import StrictSection
 
 __all__ = ["Critic", "CriticSettings"]
 
 
-class CriticSettings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class CriticSettings(StrictSection):
+    model_config = ConfigDict(extra="forbid")  # strict and frozen: StrictSection
 
     max_critique_rounds: int = Field(
         default=2, ge=0, le=5, description="Critique and revise rounds after the draft."

@@ -11,7 +11,6 @@ from collections.abc import Generator
 from typing import Any, ClassVar
 
 from ovos_plugin_manager.templates.agents import AgentMessage
-from ovos_utils.log import LOG
 from pydantic import BaseModel, ValidationError
 
 from ovos_agentic_loop.engine import AgentLoopEngine
@@ -23,7 +22,9 @@ from ovos_agentic_loop.loops._plan_execute import PlanExecute, PlanExecuteSettin
 from ovos_agentic_loop.loops._reflexion import Reflexion, ReflexionSettings
 from ovos_agentic_loop.loops._self_ask import SelfAsk, SelfAskSettings
 from ovos_agentic_loop.loops._tree_of_thoughts import TreeOfThoughts, TreeOfThoughtsSettings
+from ovos_agentic_loop.toolset import WarnOnce
 from ovos_agentic_loop.turn import Turn
+from ovos_agentic_loop_settings import describe_errors
 
 __all__ = [
     "ChainOfThoughtLoopEngine",
@@ -50,6 +51,7 @@ class StrategyLoopEngine(AgentLoopEngine):
 
     def __init__(self, config: dict[str, Any] | None = None, **kwargs: Any) -> None:
         self.loop_settings: BaseModel = _parse_loop_settings(self.settings_model, config, self.engine_name)
+        self._warn_once = WarnOnce(self.engine_name)  # a server passing tools on every call: one line
         super().__init__(config, **kwargs)
 
     @classmethod
@@ -68,9 +70,10 @@ class StrategyLoopEngine(AgentLoopEngine):
         self, messages: list[AgentMessage], session_id: str, lang: str | None, units: str | None, tools: Any
     ) -> Turn:
         if tools:
-            LOG.warning(
-                f"{self.engine_name}: caller tools are not supported by this loop and are ignored; "
-                "use ovos-react-loop for a caller that passes its own tools"
+            self._warn_once(
+                "caller-tools",
+                "caller tools are not supported by this loop and are ignored; "
+                "use ovos-react-loop for a caller that passes its own tools",
             )
         return super()._new_turn(messages, session_id, lang, units, None)
 
@@ -82,11 +85,7 @@ def _parse_loop_settings(
     try:
         return model.model_validate(own)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']} (got {err.get('input')!r})"
-            for err in exc.errors()
-        )
-        raise ConfigError(f"{engine_name}: invalid configuration: {problems}") from exc
+        raise ConfigError(f"{engine_name}: invalid configuration: {describe_errors(exc)}") from exc
 
 
 class PlanExecuteLoopEngine(StrategyLoopEngine):

@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Generator
 
 from ovos_plugin_manager.templates.agents import AgentMessage
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext, SubResult
 from ovos_agentic_loop.loops._parsing import parse_items
+from ovos_agentic_loop_settings import StrictSection
 
 __all__ = ["PlanExecute", "PlanExecuteSettings"]
 
 
-class PlanExecuteSettings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class PlanExecuteSettings(StrictSection):
+    model_config = ConfigDict(extra="forbid")  # strict and frozen: StrictSection
 
     max_steps: int = Field(default=4, ge=1, le=10, description="Steps of a plan that are run.")
     max_step_iterations: int = Field(

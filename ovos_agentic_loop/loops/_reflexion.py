@@ -11,16 +11,17 @@ from __future__ import annotations
 from collections.abc import Generator
 
 from ovos_plugin_manager.templates.agents import AgentMessage
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext, SubResult
 from ovos_agentic_loop.loops._parsing import parse_verdict
+from ovos_agentic_loop_settings import StrictSection
 
 __all__ = ["Reflexion", "ReflexionSettings"]
 
 
-class ReflexionSettings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class ReflexionSettings(StrictSection):
+    model_config = ConfigDict(extra="forbid")  # strict and frozen: StrictSection
 
     max_reflections: int = Field(
         default=2,

@@ -14,17 +14,18 @@ import re
 from collections.abc import Generator
 
 from ovos_plugin_manager.templates.agents import AgentMessage
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext
 from ovos_agentic_loop.loops._gates import MarkerGate, after_marker
 from ovos_agentic_loop.protocol import clean_answer
+from ovos_agentic_loop_settings import StrictSection
 
 __all__ = ["SelfAsk", "SelfAskSettings"]
 
 
-class SelfAskSettings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class SelfAskSettings(StrictSection):
+    model_config = ConfigDict(extra="forbid")  # strict and frozen: StrictSection
 
     max_follow_ups: int = Field(default=3, ge=0, le=8, description="Follow-up questions asked per turn.")
 

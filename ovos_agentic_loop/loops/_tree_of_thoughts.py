@@ -17,17 +17,18 @@ from collections.abc import Generator
 from dataclasses import dataclass
 
 from ovos_plugin_manager.templates.agents import AgentMessage
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext
 from ovos_agentic_loop.loops._parsing import parse_items, parse_scores
 from ovos_agentic_loop.protocol import clean_answer
+from ovos_agentic_loop_settings import StrictSection
 
 __all__ = ["TreeOfThoughts", "TreeOfThoughtsSettings"]
 
 
-class TreeOfThoughtsSettings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class TreeOfThoughtsSettings(StrictSection):
+    model_config = ConfigDict(extra="forbid")  # strict and frozen: StrictSection
 
     n_branches: int = Field(
         default=3, ge=1, le=5, description="Candidate thoughts proposed per branch and level."
