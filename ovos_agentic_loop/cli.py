@@ -161,7 +161,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from ovos_agentic_loop.doctor import run_doctor
+    from ovos_agentic_loop._doctor import run_doctor
     from ovos_agentic_loop.personas import find_persona
 
     return run_doctor(find_persona(args.persona), out=args.out)
@@ -178,7 +178,12 @@ def _parser() -> argparse.ArgumentParser:
     server.add_argument(
         "--template", choices=["tools", "stock"], default="tools", help="chat template (default: tools)"
     )
-    server.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
+    server.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads writing tokens (default: the cores other programs leave idle at start)",
+    )
     server.add_argument("--ctx", type=int, default=8192, help="context size in tokens (default 8192)")
     server.set_defaults(func=cmd_server)
 

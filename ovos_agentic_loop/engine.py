@@ -2,7 +2,7 @@
 
 A persona lists one of them in ``handlers``; the engine loads its brain and
 toolboxes from its own persona section (see :mod:`ovos_agentic_loop.config`) and
-runs a :class:`~ovos_agentic_loop.turn.Turn` for every ``continue_chat`` call.
+runs a :class:`~ovos_agentic_loop._turn.Turn` for every ``continue_chat`` call.
 The instance holds only configuration and shared resources (brain, toolboxes, a
 thread pool); every turn's state lives in its own ``Turn``, so one instance serves
 many sessions at once.
@@ -20,16 +20,16 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
 from ovos_utils.log import LOG
 
-from ovos_agentic_loop import cancellation
-from ovos_agentic_loop.brain_call import BrainHandle
-from ovos_agentic_loop.cancellation import CancelScope
+from ovos_agentic_loop import _cancellation as cancellation
+from ovos_agentic_loop._brain_call import BrainHandle
+from ovos_agentic_loop._cancellation import CancelScope
+from ovos_agentic_loop._daemon_pool import shared_pool
+from ovos_agentic_loop._loading import load_brain, load_toolboxes, require_installed_brain
+from ovos_agentic_loop._toolset import CallerTools, PersonaTools, ToolSet
+from ovos_agentic_loop._turn import Turn, TurnSetup
 from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
-from ovos_agentic_loop.daemon_pool import shared_pool
 from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepKind, StepListener, make_event
-from ovos_agentic_loop.loading import load_brain, load_toolboxes, require_installed_brain
 from ovos_agentic_loop.personas import LoopPlan
-from ovos_agentic_loop.toolset import CallerTools, PersonaTools, ToolSet
-from ovos_agentic_loop.turn import Turn, TurnSetup
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
 
@@ -147,7 +147,7 @@ class AgentLoopEngine(ChatEngine):
         persona's. When the model calls one of them, the returned message carries
         those ``tool_calls`` for the caller to run; send the TOOL results back in the
         next call to continue. Toolboxes the caller hands over are offered only with
-        ``caller_toolboxes: true`` (see :mod:`ovos_agentic_loop.toolset`).
+        ``caller_toolboxes: true`` (see :mod:`ovos_agentic_loop._toolset`).
         """
         turn = self._new_turn(messages, session_id, lang, units, tools)
         self._await_warm_up(turn)
@@ -191,7 +191,7 @@ class AgentLoopEngine(ChatEngine):
         tools: Any = None,
     ) -> Iterator[str]:
         """Complete sentences of the final answer, each as soon as it is written (for TTS)."""
-        from ovos_agentic_loop.sentences import SentenceSplitter
+        from ovos_agentic_loop._sentences import SentenceSplitter
 
         splitter = SentenceSplitter()
         for delta in self.stream_tokens(messages, session_id=session_id, lang=lang, units=units, tools=tools):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fake_openai_server import FakeOpenAIServer, answer
 
-from ovos_agentic_loop import doctor
+from ovos_agentic_loop import _doctor as doctor
 from ovos_agentic_loop.cli import StepPrinter, main
 from ovos_agentic_loop.events import StepEvent
 from ovos_agentic_loop.personas import find_persona, loop_plan

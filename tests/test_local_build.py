@@ -103,10 +103,48 @@ def test_the_targets_file_leaves_out_every_target_but_the_kept_ones(tmp_path: Pa
 
 
 def test_the_server_command_saves_slots_and_reads_prompts_in_cancellable_batches(tmp_path: Path) -> None:
-    from ovos_agentic_loop.local.server import server_command
+    from ovos_agentic_loop.local.server import Threads, server_command
 
-    command = server_command(Path("llama-server"), Path("m.gguf"), None, 8091, "127.0.0.1", 2, 8192, tmp_path)
+    threads = Threads(generate=1, prompt=2)
+    command = server_command(
+        Path("llama-server"), Path("m.gguf"), None, 8091, "127.0.0.1", threads, 8192, tmp_path
+    )
     # a cancelled request stops at the next batch: 512 tokens, not llama-server's default 2,048
     assert command[command.index("--batch-size") + 1] == "512"
     assert command[command.index("--slot-save-path") + 1] == f"{tmp_path}/"
-    assert "--slot-save-path" not in server_command(Path("s"), Path("m"), None, 1, "h", 2, 8192)
+    assert "--slot-save-path" not in server_command(Path("s"), Path("m"), None, 1, "h", threads, 8192)
+    # writing on the idle cores, reading on all, and threads that sleep instead of spinning
+    assert command[command.index("--threads") + 1] == "1"
+    assert command[command.index("--threads-batch") + 1] == "2"
+    assert command[command.index("--poll") + 1] == "0"
+
+
+def _stat_file(path: Path, busy: int, idle: int) -> None:
+    # cpu user nice system idle iowait irq softirq steal
+    path.write_text(f"cpu  {busy} 0 0 {idle} 0 0 0 0 0 0\ncpu0 0 0 0 0\n")
+
+
+def test_writing_threads_are_the_idle_cores_and_reading_threads_all_of_them() -> None:
+    from ovos_agentic_loop.local.server import Threads, choose_threads
+
+    assert choose_threads(cores=2, busy=0.1) == Threads(generate=2, prompt=2)
+    assert choose_threads(cores=2, busy=1.0) == Threads(generate=1, prompt=2)
+    # never zero threads, however busy the machine is
+    assert choose_threads(cores=2, busy=5.0) == Threads(generate=1, prompt=2)
+    assert choose_threads(cores=8, busy=2.6) == Threads(generate=5, prompt=8)
+
+
+def test_busy_cores_is_sampled_from_proc_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ovos_agentic_loop.local.server as server
+
+    stat = tmp_path / "stat"
+    _stat_file(stat, busy=1000, idle=1000)
+    monkeypatch.setattr(server.os, "cpu_count", lambda: 2)
+
+    def advance(_seconds: float) -> None:  # half of all CPU time busy while sampling: one core of two
+        _stat_file(stat, busy=1100, idle=1100)
+
+    monkeypatch.setattr(server.time, "sleep", advance)
+    assert server.busy_cores(stat=stat) == pytest.approx(1.0)
+    # unreadable: assume a quiet machine rather than fail the start
+    assert server.busy_cores(stat=tmp_path / "missing") == 0.0

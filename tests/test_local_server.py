@@ -81,9 +81,15 @@ def test_find_binary_honours_the_environment(fake_binary: Path) -> None:
 
 
 def test_start_status_stop(port: int, tmp_path: Path) -> None:
-    info = server.start_server(port=port, template="tools", progress=quiet, ready_timeout=20)
+    info = server.start_server(port=port, template="tools", threads=2, progress=quiet, ready_timeout=20)
     argv = (tmp_path / "argv.json").read_text()
-    for expected in ('"--jinja"', '"-t", "2"', '"-c", "8192"', '"--host", "127.0.0.1"', "t.tools.jinja"):
+    for expected in (
+        '"--jinja"',
+        '"--threads", "2"',
+        '"-c", "8192"',
+        '"--host", "127.0.0.1"',
+        "t.tools.jinja",
+    ):
         assert expected in argv
     state = server.status(port)
     assert state["ours"] and state["healthy"] and state["pid"] == info.pid and state["models"] == ["local"]

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ChatEngine
 
-from ovos_agentic_loop import cancellation
+from ovos_agentic_loop import _cancellation as cancellation
+from ovos_agentic_loop._sentences import stream_sentences
 from ovos_agentic_loop.brain.cancellable_http import cancellable_http_client
 from ovos_agentic_loop.brain.config import BrainConfig
 from ovos_agentic_loop.brain.retry_policy import RetryClock, retry_after_seconds
@@ -45,7 +46,6 @@ from ovos_agentic_loop.errors import (
     BrainUnavailable,
 )
 from ovos_agentic_loop.messages import AgentMessage, BrainReply, MessageRole
-from ovos_agentic_loop.sentences import stream_sentences
 
 if TYPE_CHECKING:  # the runtime imports are deferred: see the module docstring
     import openai
@@ -75,7 +75,7 @@ def _retryable(exc: BaseException) -> bool:
 
 
 def _cancelled() -> bool:
-    """True in a brain call the loop has given up on (see :mod:`ovos_agentic_loop.cancellation`)."""
+    """True in a brain call the loop has given up on (see :mod:`ovos_agentic_loop._cancellation`)."""
     scope = cancellation.current()
     return scope is not None and scope.cancelled
 

@@ -36,6 +36,8 @@ __all__ = [
     "SERVER_BINARY_ENV",
     "ServerError",
     "ServerInfo",
+    "Threads",
+    "choose_threads",
     "find_server_binary",
     "install_server",
     "port_in_use",
@@ -206,6 +208,51 @@ def status(port: int = DEFAULT_PORT, host: str = DEFAULT_HOST) -> dict[str, Any]
     return result
 
 
+# -- threads -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Threads:
+    """llama-server's thread counts: ``generate`` for writing tokens, ``prompt`` for reading them."""
+
+    generate: int
+    prompt: int
+
+
+def _cpu_times(stat: Path) -> tuple[int, int]:
+    """(busy, total) jiffies of all CPUs together, from the first line of /proc/stat."""
+    fields = [int(v) for v in stat.read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields[:8]) - idle, sum(fields[:8])
+
+
+def busy_cores(sample: float = 0.5, stat: Path = Path("/proc/stat")) -> float:
+    """How many cores other programs keep busy right now (sampled over ``sample`` seconds); 0.0
+    where /proc/stat cannot be read."""
+    try:
+        busy0, total0 = _cpu_times(stat)
+        time.sleep(sample)
+        busy1, total1 = _cpu_times(stat)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    if total1 <= total0:
+        return 0.0
+    return (busy1 - busy0) / (total1 - total0) * (os.cpu_count() or 1)
+
+
+def choose_threads(cores: int | None = None, busy: float | None = None) -> Threads:
+    """Threads for the cores this machine has and what else keeps them busy.
+
+    Measured with llama-bench on 2 cores (bench/results/first_contact.md): on a quiet machine two
+    threads write 17 tokens/s against one thread's 10.5; with one core busy with another program,
+    one writing thread does 10.4 tokens/s and two do 5.8, because every step waits for the thread
+    that shares its core. Reading a prompt is batched and profits from every core either way (27
+    against 15 tokens/s under that load). So: write on the idle cores, read on all of them.
+    """
+    cores = cores or os.cpu_count() or 1
+    busy = busy_cores() if busy is None else busy
+    idle = max(1, min(cores, round(cores - busy)))
+    return Threads(generate=idle, prompt=cores)
+
+
 # -- start / stop --------------------------------------------------------------
 def server_command(
     binary: Path,
@@ -213,13 +260,18 @@ def server_command(
     template_file: Path | None,
     port: int,
     host: str,
-    threads: int,
+    threads: Threads,
     ctx: int,
     slot_save_path: Path | None = None,
 ) -> list[str]:
     command = [
         str(binary), "--model", str(model), "--host", host, "--port", str(port),
-        "--alias", DEFAULT_MODEL_ALIAS, "-t", str(threads), "-c", str(ctx),
+        "--alias", DEFAULT_MODEL_ALIAS, "-c", str(ctx),
+        "--threads", str(threads.generate), "--threads-batch", str(threads.prompt),
+        # Threads waiting for work sleep instead of spinning: as fast on a quiet machine, and a core
+        # shared with another program is not burnt by a spinning thread (llama-bench: 27 against 19
+        # prompt tokens/s with one core busy).
+        "--poll", "0",
         "--jinja",  # tool calls need Jinja templates (without it: HTTP 500 on any `tools`)
         # The server handles cancelled requests between batches; 512 (one ubatch, as before) instead
         # of 2,048 tokens lets an abandoned prompt stop within seconds on a CPU, at the same speed.
@@ -237,14 +289,15 @@ def start_server(
     port: int = DEFAULT_PORT,
     host: str = DEFAULT_HOST,
     template: TemplateMode = "tools",
-    threads: int = 2,
+    threads: int | None = None,
     ctx: int = 8192,
     ready_timeout: float = 120.0,
     progress: Progress = print,
 ) -> ServerInfo:
     """Start llama-server with the bundled model and wait until ``/health`` answers 200.
 
-    A no-op when our server already runs on ``port`` with the same template.
+    A no-op when our server already runs on ``port`` with the same template. ``threads`` is the
+    number of writing threads; by default :func:`choose_threads` picks it from the idle cores.
     """
     from ovos_agentic_loop.local.model import ensure_model
     from ovos_agentic_loop.local.prompt_cache import slots_dir
@@ -274,7 +327,14 @@ def start_server(
     template_file = ensure_templates()[template]
     slots = slots_dir()
     slots.mkdir(parents=True, exist_ok=True)
-    command = server_command(binary, model, template_file, port, host, threads, ctx, slots)
+    chosen = choose_threads()
+    if threads is not None:
+        chosen = Threads(generate=threads, prompt=max(threads, chosen.prompt))
+    progress(
+        f"llama-server threads: {chosen.generate} writing, {chosen.prompt} reading the prompt"
+        + ("" if threads is not None else " (chosen from the idle cores; set with --threads)")
+    )
+    command = server_command(binary, model, template_file, port, host, chosen, ctx, slots)
     run_dir().mkdir(parents=True, exist_ok=True)
     with log_file(port).open("ab") as log:
         process = subprocess.Popen(

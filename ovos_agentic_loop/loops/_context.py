@@ -28,12 +28,12 @@ from typing import Any, Protocol
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop.brain_call import BrainCallTimeout, call_brain
+from ovos_agentic_loop._brain_call import BrainCallTimeout, call_brain
+from ovos_agentic_loop._protocol import parse_reply
+from ovos_agentic_loop._stream_gate import FinalAnswerGate
+from ovos_agentic_loop._turn import Turn
 from ovos_agentic_loop.events import StepKind
 from ovos_agentic_loop.loops._gates import Gate
-from ovos_agentic_loop.protocol import parse_reply
-from ovos_agentic_loop.stream_gate import FinalAnswerGate
-from ovos_agentic_loop.turn import Turn
 
 __all__ = ["BudgetSpent", "LoopContext", "Strategy", "SubResult", "drive"]
 

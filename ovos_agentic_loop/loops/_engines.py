@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import BaseModel, ValidationError
 
+from ovos_agentic_loop._toolset import WarnOnce
+from ovos_agentic_loop._turn import Turn
 from ovos_agentic_loop.engine import AgentLoopEngine
 from ovos_agentic_loop.errors import ConfigError
 from ovos_agentic_loop.loops._chain_of_thought import ChainOfThought, ChainOfThoughtSettings
@@ -22,8 +24,6 @@ from ovos_agentic_loop.loops._plan_execute import PlanExecute, PlanExecuteSettin
 from ovos_agentic_loop.loops._reflexion import Reflexion, ReflexionSettings
 from ovos_agentic_loop.loops._self_ask import SelfAsk, SelfAskSettings
 from ovos_agentic_loop.loops._tree_of_thoughts import TreeOfThoughts, TreeOfThoughtsSettings
-from ovos_agentic_loop.toolset import WarnOnce
-from ovos_agentic_loop.turn import Turn
 from ovos_agentic_loop_settings import describe_errors
 
 __all__ = [

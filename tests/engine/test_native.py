@@ -9,8 +9,8 @@ from engine_helpers import engine_with, user
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import MessageRole
 
+from ovos_agentic_loop._toolset import slim_schema
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call, tool_calls
-from ovos_agentic_loop.toolset import slim_schema
 
 
 def test_tool_call_is_run_and_answered_with_a_json_tool_message(demo_tools: DemoToolBox) -> None:

@@ -228,8 +228,8 @@ def _toolbox_checks(plan: LoopPlan) -> list[Check]:
     """Each toolbox built exactly as the engine builds it (same loader, same section), and its diagnostics."""
     from ovos_plugin_manager.persona import find_toolbox_plugins
 
+    from ovos_agentic_loop._loading import ToolboxNotLoaded, load_toolbox
     from ovos_agentic_loop.errors import ConfigError
-    from ovos_agentic_loop.loading import ToolboxNotLoaded, load_toolbox
 
     if not plan.toolbox_sections:
         return [

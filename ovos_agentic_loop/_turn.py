@@ -22,14 +22,11 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
-from ovos_agentic_loop.brain_call import BrainCallTimeout, BrainHandle, call_brain
-from ovos_agentic_loop.config import LoopConfig
-from ovos_agentic_loop.daemon_pool import DaemonPool
-from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
-from ovos_agentic_loop.events import StepKind
-from ovos_agentic_loop.nudges import Nudges
-from ovos_agentic_loop.observations import ToolOutcome, run_calls
-from ovos_agentic_loop.protocol import (
+from ovos_agentic_loop._brain_call import BrainCallTimeout, BrainHandle, call_brain
+from ovos_agentic_loop._daemon_pool import DaemonPool
+from ovos_agentic_loop._nudges import Nudges
+from ovos_agentic_loop._observations import ToolOutcome, run_calls
+from ovos_agentic_loop._protocol import (
     NATIVE_GUIDANCE,
     ParsedCall,
     ParsedReply,
@@ -38,8 +35,11 @@ from ovos_agentic_loop.protocol import (
     render_call,
     text_tool_prompt,
 )
-from ovos_agentic_loop.stream_gate import FinalAnswerGate, Speech
-from ovos_agentic_loop.toolset import ToolSet
+from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
+from ovos_agentic_loop._toolset import ToolSet
+from ovos_agentic_loop.config import LoopConfig
+from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
+from ovos_agentic_loop.events import StepKind
 
 __all__ = ["Turn", "TurnSetup"]
 

@@ -22,9 +22,9 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
 
-from ovos_agentic_loop import cancellation
-from ovos_agentic_loop.cancellation import CancelScope
-from ovos_agentic_loop.daemon_pool import shared_pool
+from ovos_agentic_loop import _cancellation as cancellation
+from ovos_agentic_loop._cancellation import CancelScope
+from ovos_agentic_loop._daemon_pool import shared_pool
 from ovos_agentic_loop.errors import BrainError, ShuttingDown
 
 __all__ = ["BrainCallTimeout", "BrainHandle", "call_brain"]

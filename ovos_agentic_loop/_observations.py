@@ -21,12 +21,12 @@ from ovos_plugin_manager.templates.agents import ToolCall
 from ovos_utils.log import LOG
 from pydantic import BaseModel, ValidationError
 
-from ovos_agentic_loop.daemon_pool import DaemonPool
+from ovos_agentic_loop._daemon_pool import DaemonPool
+from ovos_agentic_loop._nudges import program_hint
+from ovos_agentic_loop._protocol import compact_arguments
+from ovos_agentic_loop._toolset import ToolSet
 from ovos_agentic_loop.errors import ShuttingDown
 from ovos_agentic_loop.messages import RAW_ARGUMENTS_KEY
-from ovos_agentic_loop.nudges import program_hint
-from ovos_agentic_loop.protocol import compact_arguments
-from ovos_agentic_loop.toolset import ToolSet
 
 __all__ = [
     "ArgumentsNotJSON",

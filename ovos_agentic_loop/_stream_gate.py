@@ -1,7 +1,7 @@
 """Decides, while a reply is still streaming, which of its text may be spoken.
 
 A voice must never speak a tool call. The gate reads a reply's deltas once, left to
-right, with the parser's own patterns (:mod:`ovos_agentic_loop.protocol`), and holds
+right, with the parser's own patterns (:mod:`ovos_agentic_loop._protocol`), and holds
 back whatever could still turn into protocol until it is known not to be:
 
 - a line that may start with ``Thought:``, ``Action:``, ``Action Input:`` or
@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 import regex
 
-from ovos_agentic_loop.protocol import (
+from ovos_agentic_loop._protocol import (
     FINAL_MARKER,
     LINE_KEYWORD,
     MAX_CALL_SCAN_CHARS,
