@@ -162,7 +162,13 @@ TOOL_CALL_TAG = regex.compile(r"</?tool_call>", regex.IGNORECASE)
 THINK_OPEN = regex.compile(r"<think>", regex.IGNORECASE)
 THINK_CLOSE = regex.compile(r"</think>", regex.IGNORECASE)
 
-_OBSERVATION = regex.compile(rf"^{_DECOR}observation[ \t*_]{{0,8}}:", regex.IGNORECASE | regex.MULTILINE)
+#: Qwen-style templates show a tool's result inside this tag; a model that writes one itself is
+#: inventing a result, as with an "Observation:" line (seen from the bundled model's stock template).
+TOOL_RESPONSE_TAG = regex.compile(r"<tool_response>", regex.IGNORECASE)
+# Where a model starts inventing a tool result: an "Observation:" line or a <tool_response> tag.
+_OBSERVATION = regex.compile(
+    rf"^{_DECOR}observation[ \t*_]{{0,8}}:|<tool_response>", regex.IGNORECASE | regex.MULTILINE
+)
 _ACTION = regex.compile(
     rf"^{_DECOR}action[ \t*_]{{0,8}}:[ \t*_`\"']{{0,8}}([A-Za-z_][\w.\-]{{0,200}})",
     regex.IGNORECASE | regex.MULTILINE,
@@ -182,7 +188,7 @@ def parse_reply(text: str, tool_names: list[str] | None = None) -> ParsedReply:
     text = strip_think(text or "")
     lead = len(text) - len(text.lstrip())  # the call search is bounded in the reply's own positions
     text = text[lead:]
-    # Everything from an invented "Observation:" on is the model talking to itself.
+    # Everything from an invented "Observation:" or <tool_response> on is the model talking to itself.
     cut = _OBSERVATION.search(text)
     kept = (text[: cut.start()] if cut else text).rstrip()
     names = tool_names or []

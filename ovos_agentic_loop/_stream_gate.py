@@ -11,6 +11,7 @@ back whatever could still turn into protocol until it is known not to be:
 - a ``{`` or ``[``: held until its bracket closes, then let through only if the parser
   would find no tool call in it; a reply that opens with ``{`` is held whole;
 - a code fence, which ends what this reply may say (the parser reads calls in fences);
+- a ``<tool_response>`` tag (a tool result the model invents), which ends it too;
 - anything that may become ``Final Answer:`` (dropped; the text after the first one is
   the answer) or a ``<tool_call>`` tag (dropped), and ``<think>`` blocks (dropped).
 
@@ -43,6 +44,7 @@ from ovos_agentic_loop._protocol import (
     THINK_CLOSE,
     THINK_OPEN,
     TOOL_CALL_TAG,
+    TOOL_RESPONSE_TAG,
     collapse_breaks,
     holds_call,
 )
@@ -275,6 +277,12 @@ class FinalAnswerGate:
                 self._say(char, said)
                 self._pos += 1
         elif char == "<":
+            verdict, _ = _probe(TOOL_RESPONSE_TAG, text, at, self._closed)
+            if verdict == _MAYBE:
+                return False
+            if verdict == _MATCH:
+                self._holding = True  # the model inventing a tool result: the parser cuts it here
+                return True
             return self._maybe_drop(TOOL_CALL_TAG, said, then=self._drop)
         else:
             return self._maybe_drop(FINAL_MARKER, said, then=self._marker)

@@ -20,7 +20,8 @@ from ovos_agentic_loop._sentences import split_sentences
 from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop.testing import ScriptedBrain, in_chunks, tool_calls
 
-LEAKS = ('"name"', '"arguments"', "<tool_call", "</tool_call", "```", "Action", "Thought", "Observation")
+LEAKS = ('"name"', '"arguments"', "<tool_call", "</tool_call", "<tool_response", "```", "Action", "Thought")
+LEAKS += ("Observation",)
 MARKERS = ("Final Answer", "FINAL_ANSWER", "final answer")
 
 # Prose a model writes around its calls: words that brush against what the gate watches for
@@ -76,7 +77,16 @@ def call_replies(draw: st.DrawFn, native: bool) -> tuple[object, str]:
     else:
         call = _react(a, b, draw(st.integers(0, 4)))
         before = talk + "\n" if talk else ""
-    after = draw(st.sampled_from(["", "\nObservation: 3\nFinal Answer: 3", " I will wait for it."]))
+    after = draw(
+        st.sampled_from(
+            [
+                "",
+                "\nObservation: 3\nFinal Answer: 3",
+                " I will wait for it.",
+                "\n<tool_response>3</tool_response>",
+            ]
+        )
+    )
     return before + call + after, talk
 
 
@@ -84,9 +94,11 @@ def call_replies(draw: st.DrawFn, native: bool) -> tuple[object, str]:
 def answer_replies(draw: st.DrawFn) -> tuple[str, str, str]:
     """A final-answer reply, the talk before its marker (if any), and the answer it holds."""
     answer = draw(answer_prose).strip()
-    style = draw(st.integers(0, 5))
+    style = draw(st.integers(0, 6))
     if style == 0:
         return answer, "", answer
+    if style == 6:  # the model writes a tool result of its own after the answer: cut, never spoken
+        return f'{answer}\n<tool_response>\n{{"result": 7}}\n</tool_response>\nIt is 7.', "", answer
     talk = draw(prose) if style == 5 else ""
     marker = ["Final Answer: ", "Thought: done.\nFinal Answer: ", "FINAL_ANSWER: ", "**Final Answer:** "]
     return (f"{talk}\n{marker[0]}" if talk else marker[style - 1]) + answer, talk, answer
