@@ -11,6 +11,12 @@ Two habits of small local models, each met with one short, bounded reaction:
   command tool (:func:`program_hint`, used by ``observations.observation_for_error``),
   instead of only listing tool names, which small models read as "give up".
 
+- **Head arithmetic**: a question that asks for a calculation, answered with a number
+  nothing in the conversation holds (not the question, not a tool result, not rounded),
+  while a calculator tool is loaded and was not called this turn. Small models read a
+  value with one tool, then "work out" the rest and get it wrong ("15% of the budget is
+  12"). The loop asks ONCE to calculate it with the tool (the same budget as above).
+
 The rules are about the kind of reply, never about a task: a tool name is only
 meaningful to the model, so a final answer that names a tool not yet called this
 turn is a description of a call; a command line is recognised by its first word
@@ -25,9 +31,9 @@ import shutil
 from dataclasses import dataclass
 from typing import Any
 
-from ovos_plugin_manager.templates.agents import AgentMessage
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-__all__ = ["Nudges", "command_tool", "program_hint"]
+__all__ = ["Nudges", "calculator_tool", "command_tool", "head_arithmetic", "program_hint"]
 
 #: At most this many "call it now" messages per turn: one model call more at worst.
 MAX_NUDGES = 1
@@ -84,10 +90,15 @@ class Nudges:
             return None
         called = {c.name for m in transcript if m.tool_calls for c in m.tool_calls}
         described = described_call(answer, specs, called)
-        if described is None:
-            return None
-        self.sent += 1
-        return corrective_message(described, text_mode=text_mode)
+        if described is not None:
+            self.sent += 1
+            return corrective_message(described, text_mode=text_mode)
+        made_up = head_arithmetic(answer, specs, transcript, called)
+        if made_up is not None:
+            self.sent += 1
+            calculator, number = made_up
+            return calculate_message(calculator, number, text_mode=text_mode)
+        return None
 
 
 def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -> DescribedCall | None:
@@ -160,6 +171,81 @@ def is_program(name: str, specs: list[dict[str, Any]]) -> bool:
     if listed:
         return name in {p.strip() for p in listed.group(1).split(",")}
     return shutil.which(name) is not None
+
+
+# A question that asks for a calculation. "how many days" counts days between dates; a bare
+# "how many" counts what a tool listed and is not one.
+_CALCULATION = re.compile(
+    r"%|\b(?:percent\w*|per cent|sum|total|add(?:ed)? up|multipl\w*|times|divid\w*|average|mean|"
+    r"median|compute|calculat\w*|how many (?:days|weeks|months|years|hours|minutes)|difference|"
+    r"product|square root|convert\w*|interest|discount)\b",
+    re.IGNORECASE,
+)
+# A number as written in prose: 1,065 / 1065 / 2.33 / -4 (a hyphen between digits is no sign).
+_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d.])|(?<![\w.,])-?\d+(?:\.\d+)?")
+
+
+def calculator_tool(specs: list[dict[str, Any]]) -> str | None:
+    """The name of the tool that calculates an expression (a required ``expression`` string)."""
+    for spec in specs:
+        function = spec.get("function", {})
+        parameters = function.get("parameters") or {}
+        expression = (parameters.get("properties") or {}).get("expression")
+        if isinstance(expression, dict) and "expression" in (parameters.get("required") or []):
+            return str(function.get("name", "")) or None
+    return None
+
+
+def _numbers(text: str) -> list[str]:
+    found = []
+    for match in _NUMBER.finditer(text):
+        value = match.group().replace(",", "")
+        if match.start() > 0 and value.startswith("-") and text[match.start() - 1].isdigit():
+            value = value[1:]  # 2026-11-30: a date, not minus eleven
+        found.append(value)
+    return found
+
+
+def _grounded(number: str, known: set[float]) -> bool:
+    """``number`` is in ``known``, or is one of them rounded to its own decimals (2.33 of 2.3333)."""
+    value = float(number)
+    decimals = len(number.partition(".")[2])
+    return any(abs(k - value) < 1e-9 or round(k, decimals) == value for k in known)
+
+
+def head_arithmetic(
+    answer: str, specs: list[dict[str, Any]], transcript: list[AgentMessage], called: set[str]
+) -> tuple[str, str] | None:
+    """(calculator tool, the made-up number) when ``answer`` computed a result in the head, else None."""
+    calculator = calculator_tool(specs)
+    if calculator is None or calculator in called:
+        return None
+    question = next((m.content or "" for m in reversed(transcript) if m.role == MessageRole.USER), "")
+    if not _CALCULATION.search(question):
+        return None
+    known: set[float] = set()
+    for message in transcript:
+        texts = [message.content or ""]
+        texts += [json.dumps(c.arguments, default=str) for c in message.tool_calls or []]
+        for text in texts:
+            known.update(float(n) for n in _numbers(text))
+    for number in _numbers(answer):
+        if not _grounded(number, known):
+            return calculator, number
+    return None
+
+
+def calculate_message(calculator: str, number: str, *, text_mode: bool) -> str:
+    """One short instruction: calculate with the tool instead of in the head."""
+    how = (
+        " in the format\nAction: <tool name>\nAction Input: <JSON object>"
+        if text_mode
+        else " (a real tool call)"
+    )
+    return (
+        f"Do not calculate in your head ({number} may be wrong): call {calculator} now with the "
+        f"calculation{how}, then answer with its result."
+    )
 
 
 def corrective_message(described: DescribedCall, *, text_mode: bool) -> str:

@@ -1,0 +1,80 @@
+"""Head arithmetic (issue 15, class 2): a calculation question answered with a number the model made
+up. The rule is about the kind of answer, never a task: the question asks for a calculation, a
+calculator tool is loaded and was not called this turn, and the answer states a number that nothing
+in the conversation holds (the question, a tool result, an earlier reply), not even rounded. Such an
+answer gets ONE "calculate it with the tool" message per turn, shared with the described-call one."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import DemoToolBox
+from engine_helpers import ENGINES_AND_MODES, engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+from ovos_plugin_manager.templates.agents import MessageRole
+
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+
+@pytest.fixture
+def maths() -> ToolBox:
+    return find_toolbox_plugins()["ovos-math-tools"](config={})
+
+
+@pytest.mark.parametrize(("entry_point", "mode"), ENGINES_AND_MODES)
+def test_a_made_up_result_gets_one_calculate_it_message(entry_point: str, mode: str, maths: ToolBox) -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("add", a=4000, b=200),  # a tool that is not the calculator: the budget
+            "15% of the budget is 12.",  # computed in the head, wrongly
+            tool_call("evaluate_expression", expression="15% of 4200"),
+            "15% of the budget is 630.",
+        ]
+    )
+    engine = engine_with(brain, [DemoToolBox(), maths], entry_point, mode=mode)
+    answer = engine.continue_chat(user("The budget is 4000 plus 200. What is 15% of the budget?"))
+    assert answer.content == "15% of the budget is 630."
+    nudge = brain.calls[2].last
+    assert nudge.role == MessageRole.USER
+    assert "evaluate_expression" in nudge.content and "12" in nudge.content
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("question", "replies"),
+    [
+        # no calculation asked for: a count read from a listing is not head arithmetic
+        ("How many files are in the data folder?", ["There are 2 files."]),
+        # every number of the answer is in the question
+        ("Is 15% of 4200 more than 500?", ["Yes, 15% of 4200 is more than 500."]),
+        # the number comes from a tool result (2.3333...), rounded for speech
+        (
+            "What is the average of 1, 2 and 4?",
+            [tool_call("statistics_summary", numbers=[1, 2, 4]), "The average is about 2.33."],
+        ),
+        # the calculator was used this turn: its result stands, whatever the answer's wording
+        (
+            "What is 3 times 7?",
+            [tool_call("evaluate_expression", expression="3*7"), "It is 21, or 0.021 thousand."],
+        ),
+    ],
+)
+def test_answers_that_stand(question: str, replies: list, maths: ToolBox) -> None:
+    brain = ScriptedBrain(list(replies))
+    answer = engine_with(brain, [DemoToolBox(), maths]).continue_chat(user(question))
+    assert answer.content == replies[-1]
+    brain.assert_complete()
+
+
+def test_without_a_calculator_tool_a_number_stands() -> None:
+    brain = ScriptedBrain(["15% of 4200 is 630."])
+    answer = engine_with(brain, [DemoToolBox()]).continue_chat(user("What is 15% of 4200?"))
+    assert answer.content == "15% of 4200 is 630."
+
+
+def test_one_corrective_message_per_turn(maths: ToolBox) -> None:
+    # the model insists: the second made-up answer stands (at most one more model call)
+    brain = ScriptedBrain(["15% of 4200 is 12.", "15% of 4200 is 13."])
+    answer = engine_with(brain, [maths]).continue_chat(user("What is 15% of 4200?"))
+    assert answer.content == "15% of 4200 is 13."
+    brain.assert_complete()
