@@ -134,6 +134,16 @@ def test_writing_threads_are_the_idle_cores_and_reading_threads_all_of_them() ->
     assert choose_threads(cores=8, busy=2.6) == Threads(generate=5, prompt=8)
 
 
+def test_a_burst_or_a_load_that_just_ended_is_not_a_busy_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ovos_agentic_loop.local.server as server
+
+    monkeypatch.setattr(server.os, "cpu_count", lambda: 2)
+    for sampled, load_average, writing in ((1.0, 0.1, 2), (0.1, 1.5, 2), (1.0, 1.2, 1)):
+        monkeypatch.setattr(server, "busy_cores", lambda sampled=sampled: sampled)
+        monkeypatch.setattr(server.os, "getloadavg", lambda la=load_average: (la, la, la))
+        assert server.choose_threads().generate == writing, (sampled, load_average)
+
+
 def test_busy_cores_is_sampled_from_proc_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import ovos_agentic_loop.local.server as server
 

@@ -245,10 +245,14 @@ def choose_threads(cores: int | None = None, busy: float | None = None) -> Threa
     threads write 17 tokens/s against one thread's 10.5; with one core busy with another program,
     one writing thread does 10.4 tokens/s and two do 5.8, because every step waits for the thread
     that shares its core. Reading a prompt is batched and profits from every core either way (27
-    against 15 tokens/s under that load). So: write on the idle cores, read on all of them.
+    against 15 tokens/s under that load). So: write on the idle cores, read on all of them. The
+    choice is made once, at start; ``--threads`` overrides it.
     """
     cores = cores or os.cpu_count() or 1
-    busy = busy_cores() if busy is None else busy
+    if busy is None:
+        # Both must agree that the machine is busy: the sample alone mistakes a burst for load, and
+        # the load average alone remembers a build that just ended (scripts/demo installs first).
+        busy = min(busy_cores(), os.getloadavg()[0])
     idle = max(1, min(cores, round(cores - busy)))
     return Threads(generate=idle, prompt=cores)
 
