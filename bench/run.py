@@ -3,6 +3,7 @@
 
     python3 bench/run.py                 # figures 1,2,3,4,6 (scripted server, a few minutes)
     python3 bench/run.py --figures 5     # the real-model task suite (needs llama-server)
+    python3 bench/run.py --figures 8     # each loop, ours vs upstream's, on 8 tasks (real model)
     python3 bench/run.py --all           # everything
 
 Each framework runs in its own venv (``bench/.venvs/<name>``, built on first use)
@@ -645,7 +646,8 @@ def _sections(markdown: str) -> dict[str, list[str]]:
 
 
 def write_report(bench: Bench, figures: list[int]) -> None:
-    RESULTS_DIR.mkdir(exist_ok=True)
+    out_dir = Path(bench.args.results_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     m = machine()
     vers = versions(bench.systems)
     head = [
@@ -658,7 +660,7 @@ def write_report(bench: Bench, figures: list[int]) -> None:
         "",
     ]
     suffix = "" if figures != [5] else "-tasks"
-    md_path = RESULTS_DIR / f"latest{suffix}.md"
+    md_path = out_dir / f"latest{suffix}.md"
     # Figures not run this time keep their earlier tables (each says when it was measured).
     sections = _sections(md_path.read_text()) if md_path.exists() else {}
     stamp = f"(measured {m['date']})"
@@ -671,24 +673,32 @@ def write_report(bench: Bench, figures: list[int]) -> None:
     body = [t for _, texts in sorted(sections.items()) for t in texts]
     md_path.write_text("\n".join(head) + "\n" + "\n\n".join(body) + "\n")
     payload = {"machine": m, "versions": vers, "figures": figures, **bench.results}
-    json_path = RESULTS_DIR / f"latest{suffix}.json"
+    json_path = out_dir / f"latest{suffix}.json"
     # Keep results of figures not run this time (e.g. the slow task suite) for the chart.
     if json_path.exists():
         old = json.loads(json_path.read_text())
         payload = {**{k: v for k, v in old.items() if k.startswith("fig")}, **payload}
     json_path.write_text(json.dumps(payload, indent=1))
-    chart_inputs = [str(RESULTS_DIR / "latest.json")]
-    if (RESULTS_DIR / "latest-tasks.json").exists():
-        chart_inputs.append(str(RESULTS_DIR / "latest-tasks.json"))
+    if set(figures) & CHARTED:
+        draw_chart(out_dir)
+    log(f"wrote {md_path}")
+
+
+CHARTED = {1, 2, 3, 4, 5, 6}  # figure 8 is a table only
+
+
+def draw_chart(out_dir: Path) -> None:
+    chart_inputs = [str(out_dir / "latest.json")]
+    if (out_dir / "latest-tasks.json").exists():
+        chart_inputs.append(str(out_dir / "latest-tasks.json"))
     try:
         py = venvs.ensure("bench", log=log)
         subprocess.run(
-            [str(py), str(BENCH_DIR / "chart.py"), str(RESULTS_DIR / "chart.png"), *chart_inputs], check=True
+            [str(py), str(BENCH_DIR / "chart.py"), str(out_dir / "chart.png"), *chart_inputs], check=True
         )
-        log(f"wrote {RESULTS_DIR / 'chart.png'}")
+        log(f"wrote {out_dir / 'chart.png'}")
     except (subprocess.CalledProcessError, RuntimeError) as exc:
         log(f"chart not drawn: {exc}")
-    log(f"wrote {md_path}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -696,7 +706,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--figures", default="1,2,3,4,6", help="comma-separated figure numbers (default 1,2,3,4,6)"
     )
-    p.add_argument("--all", action="store_true", help="all figures, including 5 (the real model)")
+    p.add_argument(
+        "--all", action="store_true", help="figures 1-6, including 5 (the real model); 8 runs on its own"
+    )
     p.add_argument("--systems", default=",".join(BY_KEY), help=f"subset of: {', '.join(BY_KEY)}")
     p.add_argument("--repeats", type=int, default=5, help="interleaved rounds for figure 1 (default 5)")
     p.add_argument("--inner", type=int, default=5, help="runs per round per system in figure 1 (default 5)")
@@ -709,13 +721,29 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--llama-url",
         default=None,
-        help="a running llama-server /v1 base: exact token counts (fig 3) and the model (fig 5); "
-        "default: fig 5 starts one with `ovos-agentic-loop server start`; 'scripted' runs fig 5 "
+        help="a running llama-server /v1 base: exact token counts (fig 3) and the model (figs 5, 8); "
+        "default: figs 5 and 8 start one with `ovos-agentic-loop server start`; 'scripted' runs them "
         "against the scripted server (tests the runner, not the model)",
     )
     p.add_argument(
-        "--tasks", default=None, help="figure 5: comma-separated task ids or categories (default all)"
+        "--tasks",
+        default=None,
+        help="figures 5 and 8: comma-separated task ids, categories, 'tune', 'held-out' or "
+        "'held-out-first' (one task a category); default: all for figure 5, held-out-first for 8",
     )
+    p.add_argument(
+        "--loops",
+        default=None,
+        help="figure 8: comma-separated loops (e.g. plan-execute,critic; default all eight); "
+        "ovos-react-loop, the baseline, always runs",
+    )
+    p.add_argument(
+        "--task-timeout",
+        type=float,
+        default=None,
+        help="figure 8: seconds a task may take before it is killed and counted as failed (default 180)",
+    )
+    p.add_argument("--results-dir", default=str(RESULTS_DIR), help="where reports go (default bench/results)")
     p.add_argument(
         "--template",
         choices=["tools", "stock"],
@@ -746,29 +774,46 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in args.systems if s not in BY_KEY]
     if unknown:
         p.error(f"unknown systems {unknown}; choose from {', '.join(BY_KEY)}")
+    if 8 in figures:
+        from loops_runner import parse_loops
 
-    for name in sorted({BY_KEY[k].venv for k in args.systems}):
+        try:
+            parse_loops(args.loops)
+        except ValueError as exc:
+            p.error(str(exc))
+
+    # The task figures (5, 8) run only the OVOS engines: no peer venv to build for them alone.
+    needed = [BY_KEY[k] for k in args.systems]
+    if set(figures) <= {5, 8}:
+        needed = [s for s in needed if s.ovos]
+    for name in sorted({s.venv for s in needed}):
         venvs.ensure(name, log=log)
     # SIGINT or SIGTERM (also when started in the background, where SIGINT is ignored) stops the
     # task suite after what finished; the report is still written.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     bench = Bench(args)
-    # The timing figures run first, before any llama-server exists. When figure 5 starts one,
-    # figure 3 runs after it on the same server (exact token counts), and the server is stopped
-    # at the end; results are reported by figure number whatever the order.
-    order = [f for f in figures if f not in (3, 5)] + [f for f in (5, 3) if f in figures]
+    # The timing figures run first, before any llama-server exists. When figure 5 or 8 starts one,
+    # the other and figure 3 run after it on the same server (exact token counts), and the server
+    # is stopped at the end; results are reported by figure number whatever the order.
+    order = [f for f in figures if f not in (3, 5, 8)] + [f for f in (5, 8, 3) if f in figures]
     started = False
     try:
         for fig in order:
             t0 = time.perf_counter()
-            if fig == 5:
+            if fig in (5, 8):
                 from tasks_runner import ensure_llama, fig5_tasks
 
-                bench.llama_url, started = ensure_llama(bench)
-                if not args.llama_url and started:
-                    args.llama_url = bench.llama_url  # figure 3 counts tokens with it
-                fig5_tasks(bench, run_adapter)
+                if bench.llama_url is None:
+                    bench.llama_url, started = ensure_llama(bench)
+                    if not args.llama_url and started:
+                        args.llama_url = bench.llama_url  # figure 3 counts tokens with it
+                if fig == 5:
+                    fig5_tasks(bench, run_adapter)
+                else:
+                    from loops_runner import fig8_loops
+
+                    fig8_loops(bench, run_adapter)
             else:
                 {
                     1: bench.fig1_overhead,

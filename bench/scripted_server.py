@@ -351,6 +351,26 @@ class CountingProxy(_BaseApp):
         self.calls: dict[str, int] = {}
         self.prompt_tokens: dict[str, int] = {}
         self.bodies: dict[str, list[dict[str, Any]]] = {}
+        self._open: dict[str, set[http.client.HTTPConnection]] = {}  # model -> requests in flight
+        self._cancelled: set[str] = set()
+
+    def cancel(self, model: str) -> int:
+        """Drop ``model``'s requests in flight and refuse its later ones; returns how many were dropped.
+
+        For a run the bench killed (a task past its timeout): closing the connection makes
+        llama-server stop that request at its next batch, instead of computing a reply nobody
+        reads while the next task's request waits behind it.
+        """
+        with self.lock:
+            self._cancelled.add(model)
+            conns = list(self._open.get(model, ()))
+        for conn in conns:
+            try:
+                if conn.sock is not None:
+                    conn.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked reading the reply
+            except OSError:
+                pass
+        return len(conns)
 
     def chat(self, handler: _Handler, body: dict[str, Any]) -> None:
         model = str(body.get("model", ""))
@@ -359,6 +379,11 @@ class CountingProxy(_BaseApp):
             self.bodies.setdefault(model, []).append(body)
         conn = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
         try:
+            conn.connect()
+            with self.lock:  # registered under the lock: a cancel() either sees it or came before
+                if model in self._cancelled:
+                    raise ConnectionAbortedError("cancelled by the bench")
+                self._open.setdefault(model, set()).add(conn)
             conn.request(
                 "POST",
                 self._prefix + "/chat/completions",
@@ -367,10 +392,13 @@ class CountingProxy(_BaseApp):
             )
             resp = conn.getresponse()
             data = resp.read()
-        except OSError as exc:
-            handler._send_json(502, {"error": {"message": f"proxy: {exc}"}})
+        except (OSError, http.client.HTTPException) as exc:
+            error = json.dumps({"error": {"message": f"proxy: {exc}"}}).encode()
+            _write_quietly(handler, handler._head(502, "application/json", len(error)) + error)
             return
         finally:
+            with self.lock:
+                self._open.get(model, set()).discard(conn)
             conn.close()
         if resp.status == 200 and not body.get("stream"):
             try:
@@ -383,7 +411,15 @@ class CountingProxy(_BaseApp):
                 pass
         ctype = resp.getheader("Content-Type") or "application/json"
         # A streamed reply is relayed whole: the task figure measures success, not latency.
-        handler.wfile.write(handler._head(resp.status, ctype, len(data)) + data)
+        _write_quietly(handler, handler._head(resp.status, ctype, len(data)) + data)
+
+
+def _write_quietly(handler: _Handler, reply: bytes) -> None:
+    """A client the bench killed is gone: its reply has nowhere to go, and that is no error."""
+    try:
+        handler.wfile.write(reply)
+    except OSError:
+        handler.close_connection = True
 
 
 if __name__ == "__main__":  # a manual check: python bench/scripted_server.py

@@ -1,6 +1,8 @@
 """Smoke tests of the bench's own parts: the scripted server, the counting proxy, the task checkers.
 
-Fast, stdlib only, no venvs and no model: ``python -m pytest bench/test_bench_smoke.py``.
+Fast, stdlib only, no model: ``python -m pytest bench/test_bench_smoke.py``. No venv either, but for
+one end-to-end run of figure 8 on the scripted server, which uses the ``ours`` venv (skipped when it is
+not built) and the ``upstream`` one too when it is built.
 Not collected by the project's default test run (``testpaths = ["tests"]``).
 """
 
@@ -10,7 +12,9 @@ import datetime as dt
 import http.client
 import json
 import re
+import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -20,8 +24,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import venvs
+from loops_runner import LOOPS, LoopSystem, parse_loops, verdict
 from scripted_server import CountingProxy, Script, ScriptedServer
-from tasks_runner import TASKS_DIR, check, fill, load_tasks, numbers_in, placeholders
+from tasks_runner import TASKS_DIR, check, fill, load_tasks, numbers_in, placeholders, run_task
+
+BENCH = Path(__file__).resolve().parent
 
 TOOLS = [
     {"type": "function", "function": {"name": "echo", "parameters": {"type": "object", "properties": {}}}}
@@ -219,3 +227,89 @@ def test_days_left_is_not_fooled_by_the_date_in_the_question() -> None:
     now = dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc)
     assert not check(task, "There are 1065 days left until December 31 of this year.", "", [now, now])
     assert check(task, "There are 31 days left until December 31.", "", [now, now])
+
+
+# --- figure 8: the loops ---------------------------------------------------------------------
+
+
+def test_held_out_first_is_one_held_out_task_per_category() -> None:
+    sample = load_tasks("held-out-first")
+    assert [t["half"] for t in sample] == ["held-out"] * len(sample)
+    assert len({t["category"] for t in sample}) == len(sample) == len({t["category"] for t in load_tasks()})
+    for task in sample:  # the first of its category's held-out half, by position
+        firsts = [t for t in load_tasks("held-out") if t["category"] == task["category"]]
+        assert firsts[0]["id"] == task["id"]
+
+
+def test_proxy_cancel_frees_a_request_in_flight(server: ScriptedServer) -> None:
+    server.add("slow", Script(steps=0, final="one two three four five six", token_delay=0.5))
+    proxy = CountingProxy(server.base_url).start()
+    try:
+        got: list[int] = []
+        body = {"model": "slow", "messages": [{"role": "user", "content": "x"}]}
+        thread = threading.Thread(target=lambda: got.append(Client(proxy.base_url).chat(body)[0]))
+        t0 = time.perf_counter()
+        thread.start()
+        time.sleep(0.3)
+        assert proxy.cancel("slow") == 1
+        thread.join(5)
+        assert got == [502] and time.perf_counter() - t0 < 2  # not the 3 s the reply takes
+        assert Client(proxy.base_url).chat(body)[0] == 502  # later requests of that run are refused
+    finally:
+        proxy.stop()
+
+
+def test_a_task_past_its_timeout_fails_as_timed_out(server: ScriptedServer) -> None:
+    def hangs(system: Any, job: dict[str, Any], timeout: float, cwd: str) -> dict[str, Any]:
+        raise subprocess.TimeoutExpired("adapter", timeout)
+
+    proxy = CountingProxy(server.base_url).start()
+    try:
+        system = LoopSystem("ours-react", "ours react", "ours", "peer_ours.py", "ovos-react-loop", "ours")
+        result = run_task(system, _task("math-sqrt"), proxy, hangs, timeout=7, tag="t8")
+    finally:
+        proxy.stop()
+    assert result["timed_out"] and not result["ok"] and result["seconds"] == 7
+
+
+def test_loop_names_and_verdicts() -> None:
+    assert parse_loops("critic,ovos-plan-execute-loop") == [
+        "ovos-react-loop",  # the baseline always runs
+        "ovos-plan-execute-loop",
+        "ovos-critic-loop",
+    ]
+    assert parse_loops(None) == list(LOOPS)
+    with pytest.raises(ValueError):
+        parse_loops("nonsense")
+    base = {"solved": 5, "calls_per_task": 2.0}
+    assert verdict({"solved": 6, "calls_per_task": 5.0}, base) == "better (+1; 2.5x calls)"
+    assert verdict({"solved": 5, "calls_per_task": 1.0}, base) == "better (+0; 0.5x calls)"
+    assert verdict({"solved": 5, "calls_per_task": 4.0}, base) == "no better (=; 2.0x calls)"
+    assert verdict({"solved": 3, "calls_per_task": 4.0}, base) == "worse (-2; 2.0x calls)"
+    none_solved = {"solved": 0, "calls_per_task": 2.0}
+    assert verdict({"solved": 0, "calls_per_task": 1.0}, none_solved).startswith("no better")
+
+
+@pytest.mark.skipif(
+    not venvs.python_of("ours").exists(), reason="needs the ours venv: python3 bench/venvs.py ours"
+)
+def test_figure_8_runs_end_to_end_on_the_scripted_server(tmp_path: Path) -> None:
+    """Two loops of ours (and upstream's, when its venv is built) on two tasks, without a model."""
+    systems = "ours,upstream-react" if venvs.python_of("upstream").exists() else "ours"
+    cmd = [sys.executable, str(BENCH / "run.py"), "--figures", "8", "--systems", systems]
+    cmd += ["--llama-url", "scripted", "--loops", "plan-execute", "--tasks", "math-sqrt,fs-port"]
+    out = subprocess.run(
+        [*cmd, "--task-timeout", "120", "--results-dir", str(tmp_path)], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    fig8 = json.loads((tmp_path / "latest.json").read_text())["fig8"]
+    assert fig8["tasks"] == ["fs-port", "math-sqrt"]
+    sides = systems.replace("upstream-react", "upstream").split(",")
+    for loop in ("ovos-react-loop", "ovos-plan-execute-loop"):
+        for side in sides:
+            row = fig8["loops"][loop][side]
+            assert row["tasks"] == 2 and row["timeouts"] == 0
+            assert all(run["calls"] >= 1 and not run["error"] for run in row["runs"]), row["runs"]
+    report = (tmp_path / "latest.md").read_text()
+    assert "Figure 8 - each loop" in report and "Figure 8b - per task" in report
+    assert not (tmp_path / "chart.png").exists()  # figure 8 is a table: no chart to redraw
