@@ -24,7 +24,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 
 from ovos_agentic_loop._brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop._daemon_pool import DaemonPool
-from ovos_agentic_loop._nudges import Nudges
+from ovos_agentic_loop._nudges import Nudges, unsupported_numbers_note
 from ovos_agentic_loop._observations import ToolOutcome, run_calls
 from ovos_agentic_loop._protocol import (
     NATIVE_GUIDANCE,
@@ -271,6 +271,10 @@ class Turn:
         )
         for outcome in outcomes:
             observation = outcome.observation + self._repeat_note(outcome)
+            if outcome.ok:
+                observation += unsupported_numbers_note(
+                    outcome.call.name, outcome.call.arguments, self.setup.toolset.specs, self.transcript
+                )
             self._emit(
                 "tool_result",
                 name=outcome.call.name,

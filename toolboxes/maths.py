@@ -44,7 +44,9 @@ SOLVE_DESCRIPTION = (
 
 
 class EvaluateExpressionArgs(ToolArguments):
-    expression: str = Field(description="Arithmetic to calculate, such as '(3 + 4) * 2^10' or '15% of 80'.")
+    # One example only: a small model copies an example whose shape fits the question ("15% of 80"
+    # for "15% of the budget") instead of reading the value first.
+    expression: str = Field(description="Arithmetic with the real numbers, such as '(3 + 4) * 2^10'.")
 
 
 class EvaluateExpressionOutput(ToolOutput):
