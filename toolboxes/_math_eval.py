@@ -105,7 +105,8 @@ class Evaluator:
             raise MathError(f"{name} is a function; call it with parentheses, such as {name}(2)")
         raise MathError(
             f"unknown name {name!r}; known constants are pi, e and tau. For units use unit_convert; "
-            "for an unknown such as x use solve_equation"
+            "for an unknown such as x use solve_equation; for a value from a file or another tool, "
+            "get it with that tool first and write the number here"
         )
 
     def _binop(self, node: ast.BinOp) -> Number:

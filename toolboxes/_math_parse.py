@@ -48,8 +48,23 @@ _ALLOWED_NODES = (
 _OPERAND_END = {")", "]", ",", "+", "-", "*", "/", "**", "//"}
 
 
+# A file path or a field of a file ("data/numbers.csv", "config.port") written where a number
+# belongs: small models skip the step that reads the value and name its source instead.
+_SOURCE_NAME = re.compile(
+    r"[A-Za-z_][\w-]*/[A-Za-z_][\w-]+[\w./-]*|[A-Za-z_][\w-]*\.(?:csv|txt|json|log|md|ya?ml|xml|ini|cfg|conf)\b|"
+    r"(?<![\w.])(?!math\.|np\.|numpy\.)[A-Za-z_]\w*\.[A-Za-z_]\w*"
+)
+
+
 def parse_expression(text: str, what: str = "expression") -> ast.expr:
     """Parse arithmetic text into a tree of allowed nodes, or raise ``ValueError`` with advice."""
+    source_name = _SOURCE_NAME.search(text or "")
+    if source_name is not None:
+        raise ValueError(
+            f"{source_name.group()!r} is not a number: this tool only calculates with numbers written "
+            "out. Get the values first with another tool (read the file, run the command), then "
+            "write those numbers here, such as sum([4, 20, 8])"
+        )
     source = _normalise(text, what)
     tokens = _rewrite(_tokens(source, what))
     try:

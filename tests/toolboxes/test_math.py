@@ -103,6 +103,11 @@ def test_evaluate_expression(
         ("factorial(2.5)", "whole number"),
         ("log(0)", "positive"),
         ("round(1, 2, 3)", "takes 1 to 2 argument"),
+        # a value's source named where its number belongs (seen on the bundled model): read it first
+        ("sum(data/numbers.csv, b)", "'data/numbers.csv' is not a number"),
+        ("2 * config.port", "Get the values first with another tool (read the file"),
+        ("total of notes.txt * 15%", "'notes.txt' is not a number"),
+        ("budget * 0.15", "get it with that tool first"),
     ],
 )
 def test_evaluate_expression_errors_say_what_to_do(tb: ToolBox, expression: str, advice: str) -> None:
