@@ -170,6 +170,7 @@ class DaysBetweenOutput(ToolOutput):
     days: int = Field(description="end_date minus start_date in days; negative when end_date is earlier.")
     weeks: int = Field(description="Whole weeks in that span.")
     extra_days: int = Field(description="Days left over after the whole weeks.")
+    note: str = Field("", description="Remarks, such as a date in an earlier year than today's.")
 
 
 class AddToDateArgs(ToolArguments):
@@ -300,6 +301,7 @@ class ClockToolBox(ToolBox):
             days=days,
             weeks=sign * weeks,
             extra_days=sign * extra,
+            note=self._stale_year_note(start, end),
         )
 
     def add_to_date(self, args: AddToDateArgs) -> DateInfo:
@@ -334,6 +336,25 @@ class ClockToolBox(ToolBox):
 
     def _now(self, zone_text: str | None = None) -> datetime:
         return datetime.now(self._zone(zone_text))
+
+    def _stale_year_note(self, start: CalendarDate, end: CalendarDate) -> str:
+        """A model counting from today to "December 31" writes the year it was trained in; say so.
+
+        Only when one date is today and the other lies in an earlier year."""
+        today = self._now().date()
+        if today not in (start, end):
+            return ""
+        other = end if start == today else start
+        if other.year >= today.year:
+            return ""
+        try:
+            this_year = other.replace(year=today.year).isoformat()
+        except ValueError:  # February 29
+            return f"{other.isoformat()} is in {other.year}, before this year ({today.year})."
+        return (
+            f"{other.isoformat()} is in {other.year}, before this year ({today.year}); "
+            f"for this year's date use {this_year}."
+        )
 
     def _date(self, text: str) -> CalendarDate:
         _check_short(text, "date")

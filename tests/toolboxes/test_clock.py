@@ -113,6 +113,18 @@ def test_convert_timezone(tb: ToolBox) -> None:
     assert "HH:MM" in error_of(tb, "convert_timezone", time="teatime", to_timezone="UTC")
 
 
+def test_days_between_says_when_a_date_is_in_an_earlier_year_than_today(tb: ToolBox) -> None:
+    # the bundled model counts "days left until December 31" to the year it was trained in
+    today = datetime.now(ZoneInfo("Europe/Lisbon")).date()
+    stale = today.replace(year=today.year - 3, month=12, day=31)
+    out = run(tb, "days_between", start_date="today", end_date=stale.isoformat())
+    assert out.days < 0
+    assert f"for this year's date use {today.year}-12-31" in out.note
+    # dates that do not involve today, or lie in this year or later: no remark
+    assert run(tb, "days_between", start_date="2024-01-01", end_date="2021-12-31").note == ""
+    assert run(tb, "days_between", start_date="today", end_date=f"{today.year + 1}-01-01").note == ""
+
+
 def test_days_between(tb: ToolBox) -> None:
     out = run(tb, "days_between", start_date="2024-01-01", end_date="2024-12-25")
     assert (out.days, out.weeks, out.extra_days) == (359, 51, 2)
