@@ -405,9 +405,11 @@ class Turn:
         return False
 
     def _repeat_note(self, outcome: ToolOutcome) -> str:
-        if self.call_counts[_signature(outcome.call)] >= REPEATS_ALLOWED:
-            return "\n(Note: you already made this exact call; use this result instead of calling again.)"
-        return ""
+        if self.call_counts[_signature(outcome.call)] < REPEATS_ALLOWED:
+            return ""
+        if not outcome.ok:  # "use this result" would tell the model to give up on a fixable call
+            return "\n(Note: this exact call failed before; change its arguments as the error says.)"
+        return "\n(Note: you already made this exact call; use this result instead of calling again.)"
 
     def _owner(self, call: ToolCall) -> str:
         toolbox = self.setup.toolset.owners.get(call.name)

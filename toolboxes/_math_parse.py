@@ -52,7 +52,7 @@ _OPERAND_END = {")", "]", ",", "+", "-", "*", "/", "**", "//"}
 # belongs: small models skip the step that reads the value and name its source instead.
 _SOURCE_NAME = re.compile(
     r"[A-Za-z_][\w-]*/[A-Za-z_][\w-]+[\w./-]*|[A-Za-z_][\w-]*\.(?:csv|txt|json|log|md|ya?ml|xml|ini|cfg|conf)\b|"
-    r"(?<![\w.])(?!math\.|np\.|numpy\.)[A-Za-z_]\w*\.[A-Za-z_]\w*"
+    r"(?<![\w.])(?!math\.|np\.|numpy\.)[A-Za-z_]\w*\.[A-Za-z_]\w*|[A-Za-z_]\w*\[\s*['\"]"
 )
 
 

@@ -43,6 +43,15 @@ def test_repeating_the_same_call_is_pointed_out_then_ends_the_turn(demo_tools: D
     assert brain.calls[-1].tools == []  # the final call offers no tools
 
 
+def test_repeating_a_failed_call_is_told_to_change_it_not_to_use_its_result(demo_tools: DemoToolBox) -> None:
+    same = [tool_call("fail", message="no such file") for _ in range(2)]
+    brain = ScriptedBrain([*same, "It failed."])
+    engine_with(brain, [demo_tools]).continue_chat(user("?"))
+    note = brain.calls[2].last.content
+    assert "this exact call failed before; change its arguments" in note
+    assert "use this result" not in note
+
+
 def test_empty_reply_never_gives_an_empty_answer(demo_tools: DemoToolBox) -> None:
     brain = ScriptedBrain(["", "   "])
     engine = engine_with(brain, [demo_tools])

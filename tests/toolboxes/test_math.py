@@ -106,6 +106,7 @@ def test_evaluate_expression(
         # a value's source named where its number belongs (seen on the bundled model): read it first
         ("sum(data/numbers.csv, b)", "'data/numbers.csv' is not a number"),
         ("2 * config.port", "Get the values first with another tool (read the file"),
+        ("2 * config['port']", '"config[\'" is not a number'),
         ("total of notes.txt * 15%", "'notes.txt' is not a number"),
         ("budget * 0.15", "get it with that tool first"),
     ],
