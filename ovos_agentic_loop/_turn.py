@@ -50,6 +50,9 @@ UNREADABLE_CALL = (
     "Call the tool again with its arguments as one valid JSON object, or answer directly."
 )
 REPEATS_ALLOWED = 2  # the third identical call is refused and the turn ends
+# A call identical to one that already SUCCEEDED this turn is not run at all: its result is in the
+# transcript, and a small model that asks again is looping (the bundled model re-asks the first of
+# two tools after the second, two extra calls of 10 s each on 2 cores before the rule above ends it).
 # Said after a streamed answer that cannot be finished: a listener must not mistake half an answer
 # for a whole one (see ``Turn._cut_short``).
 CUT_BY_TIME = "I'm sorry, I ran out of time, so that answer is incomplete."
@@ -81,6 +84,7 @@ class Turn:
     iterations: int = 0
     corrections: int = 0
     call_counts: Counter[str] = field(default_factory=Counter)
+    succeeded: set[str] = field(default_factory=set)  # signatures of calls that ran without error
     nudges: Nudges = field(default_factory=Nudges)
     started: float = field(default_factory=time.monotonic)
     #: What the stream has said so far, and the gate of the latest model call (see stream_gate).
@@ -270,6 +274,8 @@ class Turn:
             max_parallel=cfg.max_parallel_tools,
         )
         for outcome in outcomes:
+            if outcome.ok:
+                self.succeeded.add(_signature(outcome.call))
             observation = outcome.observation + self._repeat_note(outcome)
             if outcome.ok:
                 observation += unsupported_numbers_note(
@@ -396,6 +402,9 @@ class Turn:
 
     # -- helpers --------------------------------------------------------------------
     def _repeated_too_often(self, calls: list[ToolCall]) -> bool:
+        if calls and all(_signature(c) in self.succeeded for c in calls):
+            self._emit("notice", message="the model asked again for results it already has; answering")
+            return True
         for call in calls:
             self.call_counts[_signature(call)] += 1
         worst = max((self.call_counts[_signature(c)] for c in calls), default=0)

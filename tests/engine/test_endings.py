@@ -32,15 +32,39 @@ def test_forced_answer_that_is_still_a_call_becomes_a_clear_sentence(demo_tools:
     assert answer == "I'm sorry, I could not finish that within 1 steps."
 
 
-def test_repeating_the_same_call_is_pointed_out_then_ends_the_turn(demo_tools: DemoToolBox) -> None:
-    same = [tool_call("add", a=1, b=2) for _ in range(3)]
-    brain = ScriptedBrain([*same, "It is 3."])
+def test_asking_again_for_a_result_it_has_ends_the_tool_steps(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("add", a=1, b=2), tool_call("add", a=1, b=2), "It is 3."])
     engine = engine_with(brain, [demo_tools])
 
     assert engine.continue_chat(user("1+2")).content == "It is 3."
-    assert len(demo_tools.calls) == 2  # the third identical call is not run
-    assert "already made this exact call" in brain.calls[2].last.content
+    assert len(demo_tools.calls) == 1  # the repeat of a call that succeeded is not run
     assert brain.calls[-1].tools == []  # the final call offers no tools
+    brain.assert_complete()
+
+
+def test_a_repeat_beside_a_new_call_runs_the_new_one(demo_tools: DemoToolBox) -> None:
+    from ovos_agentic_loop.testing import tool_calls
+
+    brain = ScriptedBrain(
+        [
+            tool_call("add", a=1, b=2),
+            tool_calls(("add", {"a": 1, "b": 2}), ("add", {"a": 3, "b": 4})),
+            "3 and 7.",
+        ]
+    )
+    assert engine_with(brain, [demo_tools]).continue_chat(user("1+2, 3+4")).content == "3 and 7."
+    assert ("add", {"a": 3, "b": 4}) in demo_tools.calls
+
+
+def test_repeating_a_failing_call_is_pointed_out_then_ends_the_turn(demo_tools: DemoToolBox) -> None:
+    same = [tool_call("fail", message="nope") for _ in range(3)]
+    brain = ScriptedBrain([*same, "It failed."])
+    engine = engine_with(brain, [demo_tools])
+
+    assert engine.continue_chat(user("?")).content == "It failed."
+    assert "this exact call failed before" in brain.calls[2].last.content
+    assert len(brain.calls) == 4  # the third identical call is not run; the last offers no tools
+    assert brain.calls[-1].tools == []
 
 
 def test_repeating_a_failed_call_is_told_to_change_it_not_to_use_its_result(demo_tools: DemoToolBox) -> None:
@@ -153,7 +177,7 @@ def test_unreadable_calls_past_the_bound_end_in_a_forced_answer(demo_tools: Demo
 
 
 def test_forced_answer_sees_tool_results_as_a_note_not_as_call_history(demo_tools: DemoToolBox) -> None:
-    brain = ScriptedBrain([*[tool_call("add", a=1, b=2) for _ in range(3)], "It is 3."])
+    brain = ScriptedBrain([*[tool_call("add", a=1, b=2) for _ in range(2)], "It is 3."])
     engine = engine_with(brain, [demo_tools], system_prompt="You are Ada.")
 
     assert engine.continue_chat(user("1+2")).content == "It is 3."
