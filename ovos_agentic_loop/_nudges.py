@@ -41,6 +41,7 @@ __all__ = [
     "calculator_tool",
     "command_tool",
     "head_arithmetic",
+    "may_be_head_arithmetic",
     "program_hint",
     "unsupported_numbers_note",
 ]
@@ -109,6 +110,26 @@ class Nudges:
             calculator, number = made_up
             return calculate_message(calculator, number, text_mode=text_mode)
         return None
+
+
+def may_be_head_arithmetic(
+    nudges: Nudges, specs: list[dict[str, Any]], transcript: list[AgentMessage]
+) -> bool:
+    """Whether the next answer could get the head-arithmetic message: everything but the answer
+    itself is in place. A stream holds such an answer until it is decided, so a voice never
+    speaks a made-up number and then the corrected one."""
+    if nudges.sent >= MAX_NUDGES:
+        return False
+    calculator = calculator_tool(specs)
+    if calculator is None:
+        return False
+    if any(c.name == calculator for m in transcript if m.tool_calls for c in m.tool_calls):
+        return False
+    return bool(_CALCULATION.search(_question(transcript)))
+
+
+def _question(transcript: list[AgentMessage]) -> str:
+    return next((m.content or "" for m in reversed(transcript) if m.role == MessageRole.USER), "")
 
 
 def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -> DescribedCall | None:
@@ -272,8 +293,7 @@ def head_arithmetic(
     calculator = calculator_tool(specs)
     if calculator is None or calculator in called:
         return None
-    question = next((m.content or "" for m in reversed(transcript) if m.role == MessageRole.USER), "")
-    if not _CALCULATION.search(question):
+    if not _CALCULATION.search(_question(transcript)):
         return None
     known = _known_numbers(transcript, with_arguments=True)
     for number in _numbers(answer):

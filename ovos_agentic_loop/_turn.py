@@ -24,7 +24,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 
 from ovos_agentic_loop._brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop._daemon_pool import DaemonPool
-from ovos_agentic_loop._nudges import Nudges, unsupported_numbers_note
+from ovos_agentic_loop._nudges import Nudges, may_be_head_arithmetic, unsupported_numbers_note
 from ovos_agentic_loop._observations import ToolOutcome, run_calls
 from ovos_agentic_loop._protocol import (
     NATIVE_GUIDANCE,
@@ -198,6 +198,9 @@ class Turn:
         specs = self.setup.toolset.specs if with_tools and not text_mode else None
         started = time.monotonic()
         gate = self.gate = FinalAnswerGate(self.speech)
+        # A reply the loop may still send back for a calculation is not spoken while it streams:
+        # it is said whole once it stands (see _nudges.may_be_head_arithmetic).
+        hold = with_tools and may_be_head_arithmetic(self.nudges, self.setup.toolset.specs, self.transcript)
         reply: AgentMessage | None = None
         for item in call_brain(
             self.setup.brain,
@@ -211,12 +214,12 @@ class Turn:
             units=self.units,
         ):
             if isinstance(item, str):
-                out = gate.feed(item)
+                out = "" if hold else gate.feed(item)
                 if out:
                     yield out
             else:
                 reply = item
-        out = gate.close()  # the reply is over: say what only waited for more text
+        out = "" if hold else gate.close()  # the reply is over: say what only waited for more text
         if out:
             yield out
         assert reply is not None  # call_brain always ends with the message or raises

@@ -113,3 +113,27 @@ def test_calculations_from_the_conversation_get_no_note(
     brain = ScriptedBrain(script)
     engine_with(brain, [DemoToolBox(), maths]).continue_chat(user(question))
     assert "Note:" not in _observation_sent(brain, len(script) - 1)
+
+
+@pytest.mark.parametrize(("entry_point", "mode"), ENGINES_AND_MODES)
+def test_a_stream_never_speaks_the_made_up_number(entry_point: str, mode: str, maths: ToolBox) -> None:
+    from ovos_agentic_loop.testing import in_chunks
+
+    brain = ScriptedBrain(
+        [
+            in_chunks("15% of 4200 ", "is 12. ", "That is all."),
+            tool_call("evaluate_expression", expression="15% of 4200"),
+            in_chunks("15% of 4200 ", "is 630."),
+        ]
+    )
+    engine = engine_with(brain, [maths], entry_point, mode=mode)
+    spoken = list(engine.stream_sentences(user("What is 15% of 4200?")))
+    assert spoken == ["15% of 4200 is 630."]
+
+
+def test_an_answer_that_stands_is_still_spoken(maths: ToolBox) -> None:
+    from ovos_agentic_loop.testing import in_chunks
+
+    brain = ScriptedBrain([in_chunks("Yes, 15% of 4200 ", "is more than 500.")])
+    spoken = list(engine_with(brain, [maths]).stream_sentences(user("Is 15% of 4200 more than 500?")))
+    assert spoken == ["Yes, 15% of 4200 is more than 500."]
