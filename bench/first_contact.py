@@ -104,7 +104,7 @@ def _ask(
 def _start(port: int, template: str) -> float:
     from ovos_agentic_loop.local.server import start_server
 
-    start_server(port=port, template=template, ready_timeout=300, progress=lambda _m: None)  # type: ignore[arg-type]
+    start_server(port=port, template=template, threads=2, ready_timeout=300, progress=lambda _m: None)  # type: ignore[arg-type]
     return time.monotonic()
 
 
@@ -163,7 +163,7 @@ def llama_bench(threads: int = 2, ggml_cpu_lib: Path | None = None) -> dict[str,
             bin_dir = Path(tmp)
         command = [
             str(bin_dir / "llama-bench"), "-m", str(ensure_model(progress=lambda _m: None)),
-            "-t", str(threads), "-p", "512", "-n", "64", "-r", "2", "-o", "json",
+            "-t", str(threads), "--poll", "0", "-p", "512", "-n", "64", "-r", "2", "-o", "json",
         ]  # fmt: skip
         load = os.getloadavg()[0]
         out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
