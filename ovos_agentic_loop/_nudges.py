@@ -16,9 +16,6 @@ Two habits of small local models, each met with one short, bounded reaction:
   while a calculator tool is loaded and was not called this turn. Small models read a
   value with one tool, then "work out" the rest and get it wrong ("15% of the budget is
   12"). The loop asks ONCE to calculate it with the tool (the same budget as above).
-- **Numbers from nowhere in a calculation**: the calculator is called with a number that no
-  message holds (not an everyday constant), often its description's own example. The call
-  runs; its observation gets a note to fetch the value with a tool first (no extra call).
 
 The rules are about the kind of reply, never about a task: a tool name is only
 meaningful to the model, so a final answer that names a tool not yet called this
@@ -43,7 +40,6 @@ __all__ = [
     "head_arithmetic",
     "may_be_head_arithmetic",
     "program_hint",
-    "unsupported_numbers_note",
 ]
 
 #: At most this many "call it now" messages per turn: one model call more at worst.
@@ -244,11 +240,6 @@ def _grounded(number: str, known: set[float]) -> bool:
     return any(abs(k - value) < 1e-9 or round(k, decimals) == value for k in known)
 
 
-#: Numbers a calculation may use without a source in the conversation: everyday constants of
-#: counting, time, calendars and units.
-_CONSTANTS = frozenset({*range(11), 12, 24, 30, 31, 52, 60, 100, 360, 365, 366, 1000, 1024, 3600})
-
-
 def _known_numbers(transcript: list[AgentMessage], *, with_arguments: bool) -> set[float]:
     known: set[float] = set()
     for message in transcript:
@@ -258,32 +249,6 @@ def _known_numbers(transcript: list[AgentMessage], *, with_arguments: bool) -> s
         for text in texts:
             known.update(float(n) for n in _numbers(text))
     return known
-
-
-def unsupported_numbers_note(
-    name: str, arguments: Any, specs: list[dict[str, Any]], transcript: list[AgentMessage]
-) -> str:
-    """For a calculator call with numbers from nowhere: a note for its observation, else "".
-
-    Small models skip the step that reads a value and calculate with one they made up, often
-    the example in the tool's description ("15% of 80" for "15% of the budget in notes.txt").
-    The call still runs; the note tells the model where its inputs should come from.
-    """
-    calculator = calculator_tool(specs)
-    if name != calculator or not isinstance(arguments, dict):
-        return ""
-    known = _known_numbers(transcript, with_arguments=False) | set(map(float, _CONSTANTS))
-    missing = [
-        n for n in dict.fromkeys(_numbers(str(arguments.get("expression", "")))) if float(n) not in known
-    ]
-    if not missing:
-        return ""
-    which = ", ".join(missing[:3])
-    verb = "is" if len(missing) == 1 else "are"
-    return (
-        f"\nNote: {which} {verb} not in the question or any tool result. If a number should come "
-        "from a file, a date or a command, get it with that tool first, then calculate again."
-    )
 
 
 def head_arithmetic(

@@ -24,7 +24,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 
 from ovos_agentic_loop._brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop._daemon_pool import DaemonPool
-from ovos_agentic_loop._nudges import Nudges, may_be_head_arithmetic, unsupported_numbers_note
+from ovos_agentic_loop._nudges import Nudges, may_be_head_arithmetic
 from ovos_agentic_loop._observations import ToolOutcome, run_calls
 from ovos_agentic_loop._protocol import (
     NATIVE_GUIDANCE,
@@ -50,9 +50,14 @@ UNREADABLE_CALL = (
     "Call the tool again with its arguments as one valid JSON object, or answer directly."
 )
 REPEATS_ALLOWED = 2  # the third identical call is refused and the turn ends
-# A call identical to one that already SUCCEEDED this turn is not run at all: its result is in the
-# transcript, and a small model that asks again is looping (the bundled model re-asks the first of
-# two tools after the second, two extra calls of 10 s each on 2 cores before the rule above ends it).
+REMINDER = (
+    "Not run again: this exact call already succeeded, its result is above. Use it now: answer, "
+    "or call a different tool for what is still missing."
+)
+# A call identical to one that already SUCCEEDED this turn is not run again: its result is in the
+# transcript. The first time, the model is told so (the bundled model sometimes re-reads a listing
+# before acting on it, and then goes on right); the second time, the turn goes to its answer (it
+# also re-asks the first of two tools after the second: a loop, 10 s a call on 2 cores).
 # Said after a streamed answer that cannot be finished: a listener must not mistake half an answer
 # for a whole one (see ``Turn._cut_short``).
 CUT_BY_TIME = "I'm sorry, I ran out of time, so that answer is incomplete."
@@ -85,6 +90,7 @@ class Turn:
     corrections: int = 0
     call_counts: Counter[str] = field(default_factory=Counter)
     succeeded: set[str] = field(default_factory=set)  # signatures of calls that ran without error
+    reminded: bool = False  # a repeat of a succeeded call was already answered with a reminder
     nudges: Nudges = field(default_factory=Nudges)
     started: float = field(default_factory=time.monotonic)
     #: What the stream has said so far, and the gate of the latest model call (see stream_gate).
@@ -124,6 +130,12 @@ class Turn:
                         self._emit(
                             "notice", message=f"caller tool calls deferred: {[c.name for c in caller_calls]}"
                         )
+                    if own_calls and all(_signature(c) in self.succeeded for c in own_calls):
+                        if self.reminded:
+                            self._emit("notice", message="the model asked again for results it has")
+                            return (yield from self._forced_answer("repetition", stream))
+                        self._remind_results(parsed, own_calls)
+                        continue
                     if self._repeated_too_often(own_calls):
                         return (yield from self._forced_answer("repetition", stream))
                     self._run_tools(parsed, own_calls)
@@ -254,6 +266,17 @@ class Turn:
             for c in parsed.calls
         ]
 
+    def _remind_results(self, parsed: ParsedReply, calls: list[ToolCall]) -> None:
+        """Answer calls that all repeat calls which succeeded this turn without running them."""
+        self.reminded = True
+        self._emit("notice", message=f"not run again (results already given): {[c.name for c in calls]}")
+        content = parsed.kept_text if self.setup.text_mode else ""
+        self.transcript.append(AgentMessage(MessageRole.ASSISTANT, content, tool_calls=calls))
+        for call in calls:
+            self.transcript.append(
+                AgentMessage(MessageRole.TOOL, REMINDER, tool_call_id=call.id, name=call.name)
+            )
+
     def _run_tools(self, parsed: ParsedReply, calls: list[ToolCall]) -> None:
         # The text protocol keeps what the model wrote (up to the invented rest); native keeps it clean.
         content = parsed.kept_text if self.setup.text_mode else ""
@@ -280,10 +303,6 @@ class Turn:
             if outcome.ok:
                 self.succeeded.add(_signature(outcome.call))
             observation = outcome.observation + self._repeat_note(outcome)
-            if outcome.ok:
-                observation += unsupported_numbers_note(
-                    outcome.call.name, outcome.call.arguments, self.setup.toolset.specs, self.transcript
-                )
             self._emit(
                 "tool_result",
                 name=outcome.call.name,
@@ -405,9 +424,6 @@ class Turn:
 
     # -- helpers --------------------------------------------------------------------
     def _repeated_too_often(self, calls: list[ToolCall]) -> bool:
-        if calls and all(_signature(c) in self.succeeded for c in calls):
-            self._emit("notice", message="the model asked again for results it already has; answering")
-            return True
         for call in calls:
             self.call_counts[_signature(call)] += 1
         worst = max((self.call_counts[_signature(c)] for c in calls), default=0)
@@ -459,7 +475,7 @@ class Turn:
         results: dict[str, str] = {}  # the same call made twice is listed once
         for message in self.transcript:
             call = calls.get(message.tool_call_id or "") if message.role == MessageRole.TOOL else None
-            if call is not None:
+            if call is not None and message.content != REMINDER:  # a reminder holds no result
                 arguments = json.dumps(call.arguments, ensure_ascii=False, default=str)
                 results[f"- {call.name}({arguments}) returned: "] = message.content
         note = "".join(f"{head}{body}\n" for head, body in results.items())

@@ -80,41 +80,6 @@ def test_one_corrective_message_per_turn(maths: ToolBox) -> None:
     brain.assert_complete()
 
 
-def _observation_sent(brain: ScriptedBrain, call: int) -> str:
-    return str(brain.calls[call].last.content)
-
-
-def test_a_calculation_with_a_number_from_nowhere_gets_a_note(maths: ToolBox) -> None:
-    # the model skips reading the file and calculates with its description's example
-    brain = ScriptedBrain(
-        [tool_call("evaluate_expression", expression="15% of 80"), "It is 12.", "It is 12."]
-    )
-    engine = engine_with(brain, [maths])
-    engine.continue_chat(user("Read notes.txt and tell me what 15% of the budget is."))
-    observation = _observation_sent(brain, 1)
-    assert '"result": "12"' in observation  # the call still ran
-    assert "Note: 80 is not in the question or any tool result" in observation
-
-
-@pytest.mark.parametrize(
-    ("question", "earlier", "expression"),
-    [
-        ("What is 15% of the budget?", tool_call("add", a=4000, b=200), "15% of 4200"),  # from a tool
-        ("What is 3 times 7?", None, "3*7"),  # from the question
-        ("How many seconds are in 5 hours?", None, "5 * 60 * 60"),  # everyday constants
-    ],
-)
-def test_calculations_from_the_conversation_get_no_note(
-    question: str, earlier: object, expression: str, maths: ToolBox
-) -> None:
-    script = [tool_call("evaluate_expression", expression=expression), "Done."]
-    if earlier is not None:
-        script.insert(0, earlier)
-    brain = ScriptedBrain(script)
-    engine_with(brain, [DemoToolBox(), maths]).continue_chat(user(question))
-    assert "Note:" not in _observation_sent(brain, len(script) - 1)
-
-
 @pytest.mark.parametrize(("entry_point", "mode"), ENGINES_AND_MODES)
 def test_a_stream_never_speaks_the_made_up_number(entry_point: str, mode: str, maths: ToolBox) -> None:
     from ovos_agentic_loop.testing import in_chunks
