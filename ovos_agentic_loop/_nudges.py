@@ -11,6 +11,8 @@ Two habits of small local models, each met with one short, bounded reaction:
   command tool (:func:`program_hint`, used by ``observations.observation_for_error``),
   instead of only listing tool names, which small models read as "give up".
 
+- **An unread file**: the question names a file (``notes.txt``) and the answer comes without
+  any call of this turn touching it, while a file-reading tool is loaded: ONE "read it first".
 - **Head arithmetic**: a question that asks for a calculation, answered with a number
   nothing in the conversation holds (not the question, not a tool result, not rounded),
   while a calculator tool is loaded and was not called this turn. Small models read a
@@ -38,8 +40,9 @@ __all__ = [
     "calculator_tool",
     "command_tool",
     "head_arithmetic",
-    "may_be_head_arithmetic",
+    "may_be_nudged",
     "program_hint",
+    "unread_file",
 ]
 
 #: At most this many "call it now" messages per turn: one model call more at worst.
@@ -100,6 +103,11 @@ class Nudges:
         if described is not None:
             self.sent += 1
             return corrective_message(described, text_mode=text_mode)
+        unread = unread_file(specs, transcript)
+        if unread is not None:
+            self.sent += 1
+            reader, name = unread
+            return read_first_message(reader, name, text_mode=text_mode)
         made_up = head_arithmetic(answer, specs, transcript, called)
         if made_up is not None:
             self.sent += 1
@@ -108,14 +116,61 @@ class Nudges:
         return None
 
 
-def may_be_head_arithmetic(
-    nudges: Nudges, specs: list[dict[str, Any]], transcript: list[AgentMessage]
-) -> bool:
-    """Whether the next answer could get the head-arithmetic message: everything but the answer
-    itself is in place. A stream holds such an answer until it is decided, so a voice never
-    speaks a made-up number and then the corrected one."""
+# A file named in a question: notes.txt, data/numbers.csv, logs/app.log.
+_FILE_NAME = re.compile(
+    r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.(?:txt|csv|json|log|md|ya?ml|xml|ini|cfg|conf|toml|tsv|html?))\b",
+    re.IGNORECASE,
+)
+
+
+def reader_tool(specs: list[dict[str, Any]]) -> str | None:
+    """The name of the tool that reads a file: its only required argument is ``path``."""
+    for spec in specs:
+        function = spec.get("function", {})
+        if (function.get("parameters") or {}).get("required") == ["path"] and "read" in str(
+            function.get("name", "")
+        ):
+            return str(function["name"])
+    return None
+
+
+def unread_file(specs: list[dict[str, Any]], transcript: list[AgentMessage]) -> tuple[str, str] | None:
+    """(reader tool, file) when the question names a file that no call of this turn touched.
+
+    Small models answer "15% of the budget" in notes.txt from the numbers they have, without
+    opening the file. Any call whose arguments name the file counts (read, search, a command)."""
+    reader = reader_tool(specs)
+    if reader is None:
+        return None
+    named = _FILE_NAME.findall(_question(transcript))
+    if not named:
+        return None
+    touched = " ".join(
+        json.dumps(c.arguments, default=str) for m in transcript if m.tool_calls for c in m.tool_calls
+    )
+    for name in named:
+        if name.rsplit("/", 1)[-1] not in touched:
+            return reader, name
+    return None
+
+
+def read_first_message(reader: str, name: str, *, text_mode: bool) -> str:
+    how = (
+        " in the format\nAction: <tool name>\nAction Input: <JSON object>"
+        if text_mode
+        else " (a real tool call)"
+    )
+    return f"You have not read {name}: call {reader} for it now{how}, then answer from what it says."
+
+
+def may_be_nudged(nudges: Nudges, specs: list[dict[str, Any]], transcript: list[AgentMessage]) -> bool:
+    """Whether the next answer could be sent back for an unread file or a calculation: everything
+    but the answer itself is in place. A stream holds such an answer until it is decided, so a
+    voice never speaks a made-up number and then the corrected one."""
     if nudges.sent >= MAX_NUDGES:
         return False
+    if unread_file(specs, transcript) is not None:
+        return True
     calculator = calculator_tool(specs)
     if calculator is None:
         return False

@@ -24,7 +24,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 
 from ovos_agentic_loop._brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop._daemon_pool import DaemonPool
-from ovos_agentic_loop._nudges import Nudges, may_be_head_arithmetic
+from ovos_agentic_loop._nudges import Nudges, may_be_nudged
 from ovos_agentic_loop._observations import ToolOutcome, run_calls
 from ovos_agentic_loop._protocol import (
     NATIVE_GUIDANCE,
@@ -211,8 +211,8 @@ class Turn:
         started = time.monotonic()
         gate = self.gate = FinalAnswerGate(self.speech)
         # A reply the loop may still send back for a calculation is not spoken while it streams:
-        # it is said whole once it stands (see _nudges.may_be_head_arithmetic).
-        hold = with_tools and may_be_head_arithmetic(self.nudges, self.setup.toolset.specs, self.transcript)
+        # it is said whole once it stands (see _nudges.may_be_nudged).
+        hold = with_tools and may_be_nudged(self.nudges, self.setup.toolset.specs, self.transcript)
         reply: AgentMessage | None = None
         for item in call_brain(
             self.setup.brain,

@@ -1,0 +1,86 @@
+"""An unread file (issue 15, multi-step chains): the question names a file, the answer comes without
+any call of this turn touching it, and a file-reading tool is loaded. The bundled model answered
+"15% of the budget" in notes.txt from the numbers it had, never opening the file. One "read it
+first" message, from the same budget as the other reactions (at most one more model call)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engine_helpers import ENGINES_AND_MODES, engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+from ovos_plugin_manager.templates.agents import MessageRole
+
+from ovos_agentic_loop.testing import ScriptedBrain, in_chunks, tool_call
+
+QUESTION = "Read notes.txt and tell me what 15% of the budget is."
+
+
+@pytest.fixture
+def boxes(tmp_path: Path) -> list[ToolBox]:
+    (tmp_path / "notes.txt").write_text("Budget: 4200 euros.\n")
+    plugins = find_toolbox_plugins()
+    return [
+        plugins["ovos-filesystem-tools"](config={"root_path": str(tmp_path)}),
+        plugins["ovos-math-tools"](config={}),
+    ]
+
+
+def test_an_answer_without_reading_the_named_file_is_sent_back_once(boxes: list[ToolBox]) -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="15% of 80"),
+            "15% of the budget is 12.",
+            tool_call("read_file", path="notes.txt"),
+            tool_call("evaluate_expression", expression="15% of 4200"),
+            "15% of the budget is 630.",
+        ]
+    )
+    answer = engine_with(brain, boxes).continue_chat(user(QUESTION))
+    assert answer.content == "15% of the budget is 630."
+    nudge = brain.calls[2].last
+    assert nudge.role == MessageRole.USER
+    assert nudge.content.startswith("You have not read notes.txt: call read_file for it now")
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # the file was read: the answer stands
+        [tool_call("read_file", path="notes.txt"), "The budget is 4200 euros."],
+        # any call naming the file counts: a search in it
+        [tool_call("search_in_files", pattern="Budget", path="notes.txt"), "The budget is 4200 euros."],
+    ],
+)
+def test_an_answer_after_touching_the_file_stands(boxes: list[ToolBox], script: list) -> None:
+    brain = ScriptedBrain(list(script))
+    assert engine_with(brain, boxes).continue_chat(user(QUESTION)).content == script[-1]
+    brain.assert_complete()
+
+
+def test_no_file_in_the_question_or_no_reader_no_message(boxes: list[ToolBox]) -> None:
+    brain = ScriptedBrain(["Paris."])
+    assert engine_with(brain, boxes).continue_chat(user("Capital of France?")).content == "Paris."
+    brain = ScriptedBrain(["I cannot open files."])
+    maths_only = [boxes[1]]
+    assert engine_with(brain, maths_only).continue_chat(user(QUESTION)).content == "I cannot open files."
+
+
+@pytest.mark.parametrize(("entry_point", "mode"), ENGINES_AND_MODES)
+def test_a_stream_says_only_the_answer_after_reading(
+    entry_point: str, mode: str, boxes: list[ToolBox]
+) -> None:
+    brain = ScriptedBrain(
+        [
+            in_chunks("The budget ", "is unknown. ", "Sorry."),
+            tool_call("read_file", path="notes.txt"),
+            in_chunks("The budget ", "is 4200 euros."),
+        ]
+    )
+    engine = engine_with(brain, boxes, entry_point, mode=mode)
+    assert list(engine.stream_sentences(user("What is the budget in notes.txt?"))) == [
+        "The budget is 4200 euros."
+    ]
