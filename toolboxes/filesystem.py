@@ -6,6 +6,7 @@ Every path, glob and pattern a model supplies is confined to ``root_path`` (see 
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import os
 import time
@@ -359,14 +360,41 @@ class FileSystemToolBox(ToolBox):
             f"folder {asked!r} does not exist; call list_directory with path '.' to see the root"
         )
 
-    @staticmethod
-    def _require_file(target: InRoot) -> None:
+    def _require_file(self, target: InRoot) -> None:
         if os.path.isdir(target.real):
             raise IsADirectoryError(f"{target.rel!r} is a folder; use list_directory to see what it holds")
         if not os.path.exists(target.real):
+            close = self._close_names(target)
+            if close:
+                listed = ", ".join(repr(c) for c in close)
+                raise FileNotFoundError(
+                    f"file {target.rel!r} does not exist; did you mean {listed}? (find_files or "
+                    "list_directory show the others)"
+                )
             raise FileNotFoundError(
                 f"file {target.rel!r} does not exist; use find_files or list_directory to find the right path"
             )
+
+    def _close_names(self, target: InRoot) -> list[str]:
+        """Existing paths whose name is close to the missing part of ``target`` (note.txt ->
+        notes.txt; notes/budget.txt -> notes.txt): small models misremember names and then read
+        the same wrong path again instead of listing the folder."""
+        folder, parts = self.sandbox.root, target.parts
+        depth = 0
+        while depth < len(parts) - 1 and os.path.isdir(os.path.join(folder, parts[depth])):
+            folder = os.path.join(folder, parts[depth])
+            depth += 1
+        try:
+            with os.scandir(folder) as scan:
+                names = [e.name for e in itertools.islice(scan, self.settings.max_walk_entries)]
+        except OSError:
+            return []
+        wanted = {parts[depth], parts[-1]} if parts else set()
+        found: list[str] = []
+        for word in sorted(wanted):
+            found += difflib.get_close_matches(word, names, n=3, cutoff=0.6)
+        base = self.sandbox.relative(os.path.realpath(folder)) or "."
+        return [n if base == "." else f"{base}/{n}" for n in dict.fromkeys(found)][:3]
 
 
 def _search_note(state: SearchState, walk_truncated: bool) -> str:

@@ -87,6 +87,28 @@ def test_read_file_small_limit_never_splits_a_character(make: Any, sandbox_dirs:
     assert mid.content == "éé" and mid.offset == 4
 
 
+@pytest.mark.parametrize(
+    ("asked", "suggested"),
+    [
+        ("note.txt", "'notes.txt'"),  # a letter missing
+        ("report/q3.txt", "'report.txt'"),  # a folder that is really a file's name
+        ("data/number.csv", "'data/numbers.csv'"),  # inside an existing folder
+    ],
+)
+def test_a_missing_file_names_the_close_ones(
+    make: Any, sandbox_dirs: tuple[Path, Path], asked: str, suggested: str
+) -> None:
+    root, _ = sandbox_dirs
+    (root / "notes.txt").write_text("Budget: 4200 euros.\n")
+    (root / "report.txt").write_text("Q3: fine.\n")
+    (root / "data").mkdir(exist_ok=True)
+    (root / "data" / "numbers.csv").write_text("a,b\n")
+    with pytest.raises(RuntimeError) as excinfo:
+        make().call_tool("read_file", {"path": asked})
+    assert isinstance(cause(excinfo), FileNotFoundError)
+    assert f"did you mean {suggested}" in str(cause(excinfo))
+
+
 def test_read_file_reports_binary_and_missing(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
     root, _ = sandbox_dirs
     (root / "img.bin").write_bytes(b"\x89PNG\x00\x01\x02" * 100)
