@@ -8,8 +8,8 @@ from engine_helpers import engine_with, user
 from ovos_agentic_loop._protocol import NATIVE_GUIDANCE, text_tool_prompt
 from ovos_agentic_loop.testing import ScriptedBrain
 
-#: Paid on every first request of a persona: about 70 tokens at most.
-GUIDANCE_BUDGET_CHARS = 345
+#: Paid on every first request of a persona: about 60 tokens at most.
+GUIDANCE_BUDGET_CHARS = 320
 
 
 def test_native_guidance_follows_the_persona_prompt(demo_tools: DemoToolBox) -> None:
@@ -32,7 +32,6 @@ def test_guidance_asks_for_what_small_models_skip() -> None:
         assert "greetings" in lowered and "short sentences" in lowered
     assert "do not describe the call" in NATIVE_GUIDANCE.lower()
     assert "one tool at a time" in NATIVE_GUIDANCE.lower()
-    assert "get each value with its tool" in NATIVE_GUIDANCE.lower()
 
 
 def test_guidance_stays_short() -> None:
