@@ -71,6 +71,8 @@ def ensure(name: str, *, log=print) -> Path:
 def installed_version(name: str, dist: str) -> str:
     """The installed version of distribution ``dist`` inside venv ``name`` ('?' when unknown)."""
     code = f"import importlib.metadata as m; print(m.version({dist!r}))"
+    if not python_of(name).exists():  # a figure that needs only some venvs builds only those
+        return "?"
     # -I: not the current directory, whose *.egg-info would answer for the editable project.
     out = subprocess.run([str(python_of(name)), "-I", "-c", code], capture_output=True, text=True)
     return out.stdout.strip() or "?"
