@@ -58,7 +58,9 @@ _SOURCE_NAME = re.compile(
 
 def parse_expression(text: str, what: str = "expression") -> ast.expr:
     """Parse arithmetic text into a tree of allowed nodes, or raise ``ValueError`` with advice."""
-    source_name = _SOURCE_NAME.search(text or "")
+    # An over-long text is refused by _normalise without a search (the search is linear, but 5 MB
+    # of it cost a second); the check comes first so quotes in config['port'] get this advice.
+    source_name = _SOURCE_NAME.search(text) if len(text or "") <= MAX_EXPRESSION_CHARS else None
     if source_name is not None:
         raise ValueError(
             f"{source_name.group()!r} is not a number: this tool only calculates with numbers written "
