@@ -154,12 +154,17 @@ def unread_file(specs: list[dict[str, Any]], transcript: list[AgentMessage]) -> 
     return None
 
 
-def read_first_message(reader: str, name: str, *, text_mode: bool) -> str:
-    how = (
+def _call_format(text_mode: bool) -> str:
+    """How the model is asked to make the call: the text protocol's two lines, or a native call."""
+    return (
         " in the format\nAction: <tool name>\nAction Input: <JSON object>"
         if text_mode
         else " (a real tool call)"
     )
+
+
+def read_first_message(reader: str, name: str, *, text_mode: bool) -> str:
+    how = _call_format(text_mode)
     return f"You have not read {name}: call {reader} for it now{how}, then answer from what it says."
 
 
@@ -324,11 +329,7 @@ def head_arithmetic(
 
 def calculate_message(calculator: str, number: str, *, text_mode: bool) -> str:
     """One short instruction: calculate with the tool instead of in the head."""
-    how = (
-        " in the format\nAction: <tool name>\nAction Input: <JSON object>"
-        if text_mode
-        else " (a real tool call)"
-    )
+    how = _call_format(text_mode)
     return (
         f"Do not calculate in your head ({number} may be wrong): call {calculator} now with the "
         f"calculation{how}, then answer with its result."
@@ -342,11 +343,7 @@ def corrective_message(described: DescribedCall, *, text_mode: bool) -> str:
         what = f"Do not tell me the command: run it yourself now with {described.tool} {arguments}"
     else:
         what = f"Do not describe {described.tool}: call it yourself now"
-    how = (
-        " in the format\nAction: <tool name>\nAction Input: <JSON object>"
-        if text_mode
-        else " (a real tool call)"
-    )
+    how = _call_format(text_mode)
     return f"{what}{how}, then answer with its result."
 
 
