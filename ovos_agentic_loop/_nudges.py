@@ -229,15 +229,20 @@ def _written_commands(answer: str) -> list[str]:
     return found
 
 
-def command_tool(specs: list[dict[str, Any]]) -> str | None:
-    """The name of the tool that runs a program from a command line (a required ``command`` string)."""
+def _tool_requiring(specs: list[dict[str, Any]], argument: str) -> str | None:
+    """The name of the first tool with a required, described argument called ``argument``."""
     for spec in specs:
         function = spec.get("function", {})
         parameters = function.get("parameters") or {}
-        command = (parameters.get("properties") or {}).get("command")
-        if isinstance(command, dict) and "command" in (parameters.get("required") or []):
+        described = (parameters.get("properties") or {}).get(argument)
+        if isinstance(described, dict) and argument in (parameters.get("required") or []):
             return str(function.get("name", "")) or None
     return None
+
+
+def command_tool(specs: list[dict[str, Any]]) -> str | None:
+    """The name of the tool that runs a program from a command line (a required ``command`` string)."""
+    return _tool_requiring(specs, "command")
 
 
 def is_program(name: str, specs: list[dict[str, Any]]) -> bool:
@@ -274,13 +279,7 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d.])|(?<![\w
 
 def calculator_tool(specs: list[dict[str, Any]]) -> str | None:
     """The name of the tool that calculates an expression (a required ``expression`` string)."""
-    for spec in specs:
-        function = spec.get("function", {})
-        parameters = function.get("parameters") or {}
-        expression = (parameters.get("properties") or {}).get("expression")
-        if isinstance(expression, dict) and "expression" in (parameters.get("required") or []):
-            return str(function.get("name", "")) or None
-    return None
+    return _tool_requiring(specs, "expression")
 
 
 def _numbers(text: str) -> list[str]:
