@@ -35,12 +35,14 @@ from __future__ import annotations
 import dataclasses
 import http.client
 import json
+import os
 import socket
 import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 __all__ = ["CountingProxy", "Script", "ScriptedServer"]
@@ -409,9 +411,20 @@ class CountingProxy(_BaseApp):
                     )
             except (ValueError, TypeError):
                 pass
+        self._record(model, body, resp.status, data)
         ctype = resp.getheader("Content-Type") or "application/json"
         # A streamed reply is relayed whole: the task figure measures success, not latency.
         _write_quietly(handler, handler._head(resp.status, ctype, len(data)) + data)
+
+    def _record(self, model: str, body: dict[str, Any], status: int, data: bytes) -> None:
+        """With BENCH_TRANSCRIPTS=DIR, each exchange is appended to DIR/<model>.jsonl: the request
+        and the reply as sent, so a failed task can be read call by call after the run."""
+        folder = os.environ.get("BENCH_TRANSCRIPTS")
+        if not folder:
+            return
+        line = json.dumps({"request": body, "status": status, "reply": data.decode("utf-8", "replace")})
+        with self.lock, open(Path(folder) / f"{model}.jsonl", "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
 
 
 def _write_quietly(handler: _Handler, reply: bytes) -> None:
