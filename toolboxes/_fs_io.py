@@ -79,7 +79,9 @@ def atomic_write(sandbox: Sandbox, target: InRoot, data: bytes) -> bool:
     descriptors, so neither step can follow a link out of the root.
     """
     if not target.parts:
-        raise IsADirectoryError("the root is a folder; give a file path such as 'notes/todo.txt'")
+        raise IsADirectoryError(
+            "the root is a folder; give a file path such as 'todo.txt' or 'folder/todo.txt'"
+        )
     name = target.parts[-1]
     with sandbox.open_dir(target.parts[:-1], create=True) as dir_fd:
         created, mode = _existing_mode(dir_fd, name)

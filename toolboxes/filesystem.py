@@ -23,7 +23,9 @@ from ovos_agentic_loop_toolboxes._fs_io import atomic_write, read_chunk
 from ovos_agentic_loop_toolboxes._fs_search import SearchState, compile_pattern, search_file
 
 TOOLBOX_ID = "ovos-filesystem-tools"
-PATH_HELP = "Path relative to the root folder, such as 'notes/todo.txt'. '.' is the root itself."
+# The example names no real-looking folder: shown 'notes/todo.txt', the bundled model wrote
+# 'notes/hello.txt' for a file asked for in the root, and read 'notes/budget.txt' for notes.txt.
+PATH_HELP = "Path relative to the root folder: 'todo.txt' in the root, 'folder/todo.txt' in a folder."
 
 
 class FileSystemSettings(ToolboxSettings):
