@@ -17,7 +17,16 @@ Two habits of small local models, each met with one short, bounded reaction:
   nothing in the conversation holds (not the question, not a tool result, not rounded),
   while a calculator tool is loaded and was not called this turn. Small models read a
   value with one tool, then "work out" the rest and get it wrong ("15% of the budget is
-  12"). The loop asks ONCE to calculate it with the tool (the same budget as above).
+  12"). The loop asks to calculate it with the tool.
+- **An unstated result**: the answer comes right after tool results and holds none of their
+  values ("This is the result of the calculation.", "The command executed successfully").
+  The bundled model on its stock template says this after most single calls; the user
+  hears that something was done and never what. The loop asks for the answer with the result.
+- **A function called as a tool**: ``mean`` or ``sqrt`` called as if they were tools, when
+  the calculator's description lists them as its functions: the unknown-tool observation
+  says how to write the call to the calculator (:func:`unknown_tool_hint`).
+
+All reactions that cost a model call share one budget, :data:`MAX_NUDGES` per turn.
 
 The rules are about the kind of reply, never about a task: a tool name is only
 meaningful to the model, so a final answer that names a tool not yet called this
@@ -36,17 +45,20 @@ from typing import Any
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 __all__ = [
+    "UNSTATED_RESULT",
     "Nudges",
     "calculator_tool",
     "command_tool",
     "head_arithmetic",
     "may_be_nudged",
-    "program_hint",
+    "unknown_tool_hint",
     "unread_file",
+    "unstated_result",
 ]
 
-#: At most this many "call it now" messages per turn: one model call more at worst.
-MAX_NUDGES = 1
+#: At most this many corrective messages per turn: two model calls more at worst. One was too few:
+#: after "call it now" the bundled model calls the first tool of a chain, then describes the second.
+MAX_NUDGES = 2
 
 # `wc -w story.txt`, or a fenced ```bash block: the command is the first line inside.
 _BACKTICKED = re.compile(r"```[a-zA-Z]*\s*\n?(.+?)\n?```|`([^`\n]+)`", re.DOTALL)
@@ -113,6 +125,9 @@ class Nudges:
             self.sent += 1
             calculator, number = made_up
             return calculate_message(calculator, number, text_mode=text_mode)
+        if unstated_result(answer, transcript):
+            self.sent += 1
+            return UNSTATED_RESULT
         return None
 
 
@@ -164,8 +179,14 @@ def _call_format(text_mode: bool) -> str:
 
 
 def read_first_message(reader: str, name: str, *, text_mode: bool) -> str:
+    # The call comes first and whole: told "You have not read notes.txt", the bundled model
+    # answered "I have not read notes.txt."
     how = _call_format(text_mode)
-    return f"You have not read {name}: call {reader} for it now{how}, then answer from what it says."
+    arguments = json.dumps({"path": name}, ensure_ascii=False)
+    return (
+        f"Call {reader} with {arguments} now{how}: you have not read {name} yet. "
+        "Then answer from what it says."
+    )
 
 
 def may_be_nudged(nudges: Nudges, specs: list[dict[str, Any]], transcript: list[AgentMessage]) -> bool:
@@ -277,6 +298,10 @@ _CALCULATION = re.compile(
 _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d.])|(?<![\w.,])-?\d+(?:\.\d+)?")
 
 
+# "1." / "2)" opening a line of a numbered list: a step's number, not a result.
+_LIST_MARKER = re.compile(r"^[ \t]*\d{1,2}[.)](?=\s)", re.MULTILINE)
+
+
 def calculator_tool(specs: list[dict[str, Any]]) -> str | None:
     """The name of the tool that calculates an expression (a required ``expression`` string)."""
     return _tool_requiring(specs, "expression")
@@ -320,7 +345,7 @@ def head_arithmetic(
     if not _CALCULATION.search(_question(transcript)):
         return None
     known = _known_numbers(transcript, with_arguments=True)
-    for number in _numbers(answer):
+    for number in _numbers(_LIST_MARKER.sub("", answer)):
         if not _grounded(number, known):
             return calculator, number
     return None
@@ -346,8 +371,13 @@ def corrective_message(described: DescribedCall, *, text_mode: bool) -> str:
     return f"{what}{how}, then answer with its result."
 
 
-def program_hint(name: str, arguments: Any, specs: list[dict[str, Any]]) -> str:
-    """For an unknown tool named like a program: how to run it with the command tool; else ""."""
+def unknown_tool_hint(name: str, arguments: Any, specs: list[dict[str, Any]]) -> str:
+    """For an unknown tool named like a program or a calculator function: how to make the call
+    with the tool that has it; else ""."""
+    return _program_hint(name, arguments, specs) or _function_hint(name, arguments, specs)
+
+
+def _program_hint(name: str, arguments: Any, specs: list[dict[str, Any]]) -> str:
     runner = command_tool(specs)
     if runner is None or not is_program(name, specs):
         return ""
@@ -356,3 +386,129 @@ def program_hint(name: str, arguments: Any, specs: list[dict[str, Any]]) -> str:
     command = " ".join([name, *words])
     example = json.dumps({"command": command}, ensure_ascii=False)
     return f" {name!r} is a program, not a tool: run it with {runner}, arguments {example}."
+
+
+# The calculator's own list of what it knows ("Functions: sqrt, root(x, n), ..., mean, median").
+_FUNCTIONS = re.compile(r"\bfunctions?:(.*)", re.IGNORECASE | re.DOTALL)
+
+
+def _function_hint(name: str, arguments: Any, specs: list[dict[str, Any]]) -> str:
+    """``mean`` called as a tool while the calculator lists ``mean`` among its functions."""
+    calculator = calculator_tool(specs)
+    if calculator is None or not re.fullmatch(r"[A-Za-z]\w{1,30}", name):
+        return ""
+    description = next(
+        (str(s["function"].get("description", "")) for s in specs if s["function"].get("name") == calculator),
+        "",
+    )
+    listed = _FUNCTIONS.search(description)
+    # an item of the list ("..., max of numbers"), or written as a call ("root(x, n)"); not any word
+    item = rf"(?:^|[,:;])\s*{re.escape(name)}\b|(?<![\w.]){re.escape(name)}\("
+    if listed is None or not re.search(item, listed.group(1)):
+        return ""
+    inside = ", ".join(_leaves(arguments)) or "..."
+    example = json.dumps({"expression": f"{name}({inside})"}, ensure_ascii=False)
+    return f" {name!r} is a function of {calculator}, not a tool: call {calculator} with {example}."
+
+
+def _leaves(value: Any) -> list[str]:
+    """The plain values in a tool call's arguments, in order (lists and objects flattened)."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    if isinstance(value, bool) or value is None:
+        return []
+    text = str(value).strip()
+    return [text] if text else []
+
+
+#: Said to an answer that follows tool results and states none of them.
+UNSTATED_RESULT = (
+    "Your reply does not say what the result is. Answer my question now, in plain sentences, "
+    "with the values from the tool result above."
+)
+# Words that carry no result: a narration ("This is the result of the calculation") is made of them.
+_EMPTY_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "with",
+        "true",
+        "false",
+        "null",
+        "none",
+        "yes",
+        "no",
+        "ok",
+    ]
+)
+# An answer about the call instead of its outcome speaks of these ("the result of the calculation",
+# "the command executed successfully", "the statistics_summary function call"). A short answer
+# without them ("Done.") is left alone: it may be all a write needs.
+_NARRATION = re.compile(
+    r"\b(?:results?|outputs?|returned|executed|successfully|functions?|tools?|commands?|calls?|"
+    r"calculations?)\b|\w_\w",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def unstated_result(answer: str, transcript: list[AgentMessage]) -> bool:
+    """True when ``answer`` comes right after successful tool results, talks about the call or its
+    result, and holds none of their values.
+
+    A value is a number of a result (0 and 1, which are mostly status codes, do not count), or a
+    word in one that is not a JSON key and not an empty word. A result with no such value (an
+    empty listing) asks for nothing; a number counts also rounded (21.33 of 21.3333).
+    """
+    results = []
+    for message in reversed(transcript):
+        if message.role != MessageRole.TOOL:
+            break
+        content = message.content or ""
+        if not content.startswith("Error") and not content.startswith("Not run again"):
+            results.append(content)
+    numbers: set[float] = set()
+    words: set[str] = set()
+    for content in results:
+        for text in _value_texts(content):
+            numbers.update(float(n) for n in _numbers(text) if float(n) not in (0.0, 1.0))
+            words.update(w for w in (m.lower() for m in _WORD.findall(text)) if w not in _EMPTY_WORDS)
+    if (not numbers and not words) or not _NARRATION.search(answer):
+        return False
+    if any(_grounded(n, numbers) for n in _numbers(answer)):
+        return False
+    return not any(w.lower() in words for w in _WORD.findall(answer))
+
+
+def _value_texts(content: str) -> list[str]:
+    """The values of a JSON result (its keys are names, not results); a text result whole."""
+    try:
+        parsed = json.loads(content.split("\n(Note:", 1)[0])
+    except ValueError:
+        return [content]
+    return _leaves(parsed) if isinstance(parsed, (dict, list)) else [content]

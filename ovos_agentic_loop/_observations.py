@@ -22,7 +22,7 @@ from ovos_utils.log import LOG
 from pydantic import BaseModel, ValidationError
 
 from ovos_agentic_loop._daemon_pool import DaemonPool
-from ovos_agentic_loop._nudges import program_hint
+from ovos_agentic_loop._nudges import unknown_tool_hint
 from ovos_agentic_loop._protocol import compact_arguments
 from ovos_agentic_loop._toolset import ToolSet
 from ovos_agentic_loop.errors import ShuttingDown
@@ -180,7 +180,7 @@ def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) 
     name = call.name
     if isinstance(exc, UnknownTool):
         available = ", ".join(toolset.names) or "none"
-        hint = program_hint(name, call.arguments, toolset.specs)  # `ls` called as if it were a tool
+        hint = unknown_tool_hint(name, call.arguments, toolset.specs)  # `ls` or `mean` called as tools
         return f"Error: there is no tool named {name!r}.{hint} Available tools: {available}."
     if isinstance(exc, ToolTimeout):
         # Say "stopped" only when the toolbox killed the work: a Python tool cannot be stopped, and

@@ -13,6 +13,7 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import MessageRole
 
+from ovos_agentic_loop._nudges import MAX_NUDGES
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
 
@@ -72,11 +73,12 @@ def test_without_a_calculator_tool_a_number_stands() -> None:
     assert answer.content == "15% of 4200 is 630."
 
 
-def test_one_corrective_message_per_turn(maths: ToolBox) -> None:
-    # the model insists: the second made-up answer stands (at most one more model call)
-    brain = ScriptedBrain(["15% of 4200 is 12.", "15% of 4200 is 13."])
+def test_corrective_messages_are_bounded_per_turn(maths: ToolBox) -> None:
+    # the model insists: the third made-up answer stands (at most MAX_NUDGES more model calls)
+    brain = ScriptedBrain(["15% of 4200 is 12.", "15% of 4200 is 13.", "15% of 4200 is 14."])
     answer = engine_with(brain, [maths]).continue_chat(user("What is 15% of 4200?"))
-    assert answer.content == "15% of 4200 is 13."
+    assert answer.content == "15% of 4200 is 14."
+    assert MAX_NUDGES == 2
     brain.assert_complete()
 
 
@@ -102,3 +104,13 @@ def test_an_answer_that_stands_is_still_spoken(maths: ToolBox) -> None:
     brain = ScriptedBrain([in_chunks("Yes, 15% of 4200 ", "is more than 500.")])
     spoken = list(engine_with(brain, [maths]).stream_sentences(user("Is 15% of 4200 more than 500?")))
     assert spoken == ["Yes, 15% of 4200 is more than 500."]
+
+
+def test_the_number_named_is_a_result_not_a_step_number(maths: ToolBox) -> None:
+    steps = "1. The discount is 0.35 * 84 = 29.4 euros.\n2. The price is 84 - 29.4 = 54.6 euros."
+    brain = ScriptedBrain(
+        [steps, tool_call("evaluate_expression", expression="84 - 35% of 84"), "54.6 euros."]
+    )
+    answer = engine_with(brain, [maths]).continue_chat(user("A jacket costs 84 euros, 35% off. Sale price?"))
+    assert answer.content == "54.6 euros."
+    assert "(0.35 may be wrong)" in brain.calls[1].last.content

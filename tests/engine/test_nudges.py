@@ -38,11 +38,37 @@ def test_a_described_call_gets_one_call_it_now(demo_tools: DemoToolBox) -> None:
     brain.assert_complete()
 
 
-def test_the_reaction_is_bounded_to_one_per_turn(demo_tools: DemoToolBox) -> None:
-    brain = ScriptedBrain(["Use the add tool with 2 and 3.", "You could call the add function."])
+def test_the_reaction_is_bounded_per_turn(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain(
+        ["Use the add tool with 2 and 3.", "You could call the add function.", "Try the `add` tool."]
+    )
     answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 2 + 3?"))
-    assert answer.content == "You could call the add function."
-    assert len(brain.calls) == 2
+    assert answer.content == "Try the `add` tool."
+    assert len(brain.calls) == 3  # two corrective messages at most (MAX_NUDGES)
+
+
+def test_a_second_described_call_in_a_chain_is_also_sent_back(tmp_path: Path) -> None:
+    # the bundled model called the first tool of a chain after "call it now", then described the
+    # second: with one corrective message per turn, that description was the answer
+    (tmp_path / "numbers.csv").write_text("a,b\n3,4\n10,20\n")
+    plugins = find_toolbox_plugins()
+    boxes = [
+        plugins["ovos-filesystem-tools"](config={"root_path": str(tmp_path)}),
+        plugins["ovos-math-tools"](config={}),
+    ]
+    brain = ScriptedBrain(
+        [
+            "To get the values, you can use the `read_file` function.",
+            tool_call("read_file", path="numbers.csv"),
+            "To get the sum of column b, you can use the `evaluate_expression` function.",
+            tool_call("evaluate_expression", expression="4 + 20"),
+            "The sum of column b is 24.",
+        ]
+    )
+    answer = engine_with(brain, boxes).continue_chat(user("What is the sum of column b in numbers.csv?"))
+    assert answer.content == "The sum of column b is 24."
+    assert "Do not describe evaluate_expression" in brain.calls[3].last.content
+    brain.assert_complete()
 
 
 def test_naming_a_tool_already_called_is_a_summary_not_a_description(demo_tools: DemoToolBox) -> None:
@@ -140,3 +166,31 @@ def test_no_program_hint_without_a_command_tool(demo_tools: DemoToolBox) -> None
     brain = ScriptedBrain([tool_call("ls"), "done"])
     engine_with(brain, [demo_tools]).continue_chat(user("go"))
     assert "is a program" not in brain.calls[1].last.content
+
+
+@pytest.mark.parametrize(
+    ("call", "expression"),
+    [
+        (tool_call("mean", numbers=[4, 8, 15]), "mean(4, 8, 15)"),
+        (tool_call("sqrt", value=1764), "sqrt(1764)"),
+    ],
+)
+def test_a_calculator_function_called_as_a_tool_is_told_how_to_call_it(call, expression: str) -> None:
+    maths = find_toolbox_plugins()["ovos-math-tools"](config={})
+    brain = ScriptedBrain([call, tool_call("evaluate_expression", expression=expression), "It is 9."])
+    answer = engine_with(brain, [maths]).continue_chat(user("mean of 4, 8 and 15?"))
+    assert answer.content == "It is 9."
+    observation = brain.calls[1].last.content
+    name = expression.split("(")[0]
+    assert observation.startswith(f"Error: there is no tool named {name!r}. {name!r} is a function of")
+    assert f'call evaluate_expression with {{"expression": "{expression}"}}' in observation
+    # and the hinted call is one the calculator reads
+    assert '"result"' in brain.calls[2].last.content
+
+
+@pytest.mark.parametrize("name", ["average_of", "frobnicate", "of"])
+def test_no_function_hint_for_names_the_calculator_does_not_list(name: str) -> None:
+    maths = find_toolbox_plugins()["ovos-math-tools"](config={})
+    brain = ScriptedBrain([tool_call(name, numbers=[1]), "done"])
+    engine_with(brain, [maths]).continue_chat(user("go"))
+    assert "is a function of" not in brain.calls[1].last.content

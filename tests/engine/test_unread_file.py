@@ -42,7 +42,8 @@ def test_an_answer_without_reading_the_named_file_is_sent_back_once(boxes: list[
     assert answer.content == "15% of the budget is 630."
     nudge = brain.calls[2].last
     assert nudge.role == MessageRole.USER
-    assert nudge.content.startswith("You have not read notes.txt: call read_file for it now")
+    # the call first and whole: told "You have not read notes.txt", the bundled model said just that
+    assert nudge.content.startswith('Call read_file with {"path": "notes.txt"} now')
     brain.assert_complete()
 
 

@@ -1,0 +1,124 @@
+"""An unstated result (issue 15): the answer follows tool results, talks about the call ("This is
+the result of the calculation.", "The command executed successfully") and holds none of the
+result's values. The bundled model wrote this after most single calls on its stock chat template;
+the user heard that something was done, never what. One "answer with the result" message, from the
+same per-turn budget as the other reactions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engine_helpers import ENGINES_AND_MODES, engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+from ovos_plugin_manager.templates.agents import MessageRole
+
+from ovos_agentic_loop._nudges import UNSTATED_RESULT
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+
+@pytest.fixture
+def maths() -> ToolBox:
+    return find_toolbox_plugins()["ovos-math-tools"](config={})
+
+
+@pytest.fixture
+def shell(tmp_path: Path) -> ToolBox:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "config.json").write_text("{}\n")
+    (tmp_path / "data" / "numbers.csv").write_text("a,b\n")
+    return find_toolbox_plugins()["ovos-shell-tools"](
+        config={"allow_shell": True, "root_path": str(tmp_path)}
+    )
+
+
+@pytest.mark.parametrize(("entry_point", "mode"), ENGINES_AND_MODES)
+@pytest.mark.parametrize(
+    "narration",
+    [
+        "This is the result of the calculation.",
+        "This is the result of the evaluate_expression function call.",
+    ],
+)
+def test_a_narrated_result_is_sent_back_once(
+    entry_point: str, mode: str, narration: str, maths: ToolBox
+) -> None:
+    brain = ScriptedBrain(
+        [tool_call("evaluate_expression", expression="15% of 240"), narration, "15% of 240 is 36."]
+    )
+    engine = engine_with(brain, [maths], entry_point, mode=mode)
+    answer = engine.continue_chat(user("What is 15% of 240?"))
+    assert answer.content == "15% of 240 is 36."
+    nudge = brain.calls[2].last
+    assert nudge.role == MessageRole.USER and nudge.content == UNSTATED_RESULT
+    assert brain.calls[2].messages[-2].content == narration  # the model sees what it said
+    brain.assert_complete()
+
+
+def test_a_status_code_is_not_a_result(shell: ToolBox) -> None:
+    # the listing's names are the result; the exit code 0 the narration quotes is not
+    narration = (
+        'The command "ls -la data" returned a successful exit code of 0, with the output listing the '
+        'files in the "data" folder.'
+    )
+    brain = ScriptedBrain(
+        [
+            tool_call("run_command", command="ls data"),
+            narration,
+            "The data folder holds config.json and numbers.csv.",
+        ]
+    )
+    answer = engine_with(brain, [shell]).continue_chat(user("Use ls to list the files in the data folder."))
+    assert answer.content == "The data folder holds config.json and numbers.csv."
+    assert brain.calls[2].last.content == UNSTATED_RESULT
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "15% of 240 is 36.",
+        "The result of the calculation is 36.",
+        "The calculation gives thirty-six, that is 36.0.",
+        "Done.",  # no talk about the call: a short answer may be all the user needs
+    ],
+)
+def test_answers_that_state_the_result_stand(reply: str, maths: ToolBox) -> None:
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="15% of 240"), reply])
+    assert engine_with(brain, [maths]).continue_chat(user("What is 15% of 240?")).content == reply
+    brain.assert_complete()
+
+
+def test_a_rounded_result_counts(maths: ToolBox) -> None:
+    reply = "The result of the statistics_summary call: the average is 21.33."
+    brain = ScriptedBrain([tool_call("statistics_summary", numbers=[12, 45, 7]), reply])
+    assert engine_with(brain, [maths]).continue_chat(user("Average of 12, 45 and 7?")).content == reply
+
+
+def test_a_word_of_the_result_counts(shell: ToolBox) -> None:
+    reply = "The command listed numbers.csv among the files."
+    brain = ScriptedBrain([tool_call("run_command", command="ls data"), reply])
+    assert engine_with(brain, [shell]).continue_chat(user("list data")).content == reply
+
+
+def test_after_a_failed_call_the_answer_stands(maths: ToolBox) -> None:
+    # an error is not a result to state: "the tool could not do it" is a fair answer
+    reply = "The calculation tool could not read that expression."
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="15 percent of"), reply])
+    assert engine_with(brain, [maths]).continue_chat(user("What is 15% of?")).content == reply
+    brain.assert_complete()
+
+
+def test_a_stream_speaks_the_result_after_the_narration(maths: ToolBox) -> None:
+    # the narration is not held back (that would hold every answer after a tool): it is spoken as
+    # talk, and the answer with the result follows it
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="15% of 240"),
+            "This is the result of the calculation.",
+            "15% of 240 is 36.",
+        ]
+    )
+    spoken = list(engine_with(brain, [maths]).stream_sentences(user("What is 15% of 240?")))
+    assert spoken[-1] == "15% of 240 is 36."
