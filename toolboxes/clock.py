@@ -170,7 +170,6 @@ class DaysBetweenOutput(ToolOutput):
     days: int = Field(description="end_date minus start_date in days; negative when end_date is earlier.")
     weeks: int = Field(description="Whole weeks in that span.")
     extra_days: int = Field(description="Days left over after the whole weeks.")
-    note: str = Field("", description="Remarks, such as a date in an earlier year than today's.")
 
 
 class AddToDateArgs(ToolArguments):
@@ -292,6 +291,7 @@ class ClockToolBox(ToolBox):
 
     def days_between(self, args: DaysBetweenArgs) -> DaysBetweenOutput:
         start, end = self._date(args.start_date), self._date(args.end_date)
+        self._check_stale_year(start, end)
         days = (end - start).days
         weeks, extra = divmod(abs(days), 7)
         sign = -1 if days < 0 else 1
@@ -301,7 +301,6 @@ class ClockToolBox(ToolBox):
             days=days,
             weeks=sign * weeks,
             extra_days=sign * extra,
-            note=self._stale_year_note(start, end),
         )
 
     def add_to_date(self, args: AddToDateArgs) -> DateInfo:
@@ -337,23 +336,23 @@ class ClockToolBox(ToolBox):
     def _now(self, zone_text: str | None = None) -> datetime:
         return datetime.now(self._zone(zone_text))
 
-    def _stale_year_note(self, start: CalendarDate, end: CalendarDate) -> str:
-        """A model counting from today to "December 31" writes the year it was trained in; say so.
+    def _check_stale_year(self, start: CalendarDate, end: CalendarDate) -> None:
+        """Counting from today to a date in an earlier year is refused, with the call to make.
 
-        Only when one date is today and the other lies in an earlier year."""
+        A model counting the days "left until December 31" writes the year it was trained in.
+        Given the count (negative) with a note, the bundled model said "-1066 days left"; an error
+        that names this year's date is what it acts on. Counting the days since a past date (it
+        as start_date, today as end_date) is not touched."""
         today = self._now().date()
-        if today not in (start, end):
-            return ""
-        other = end if start == today else start
-        if other.year >= today.year:
-            return ""
+        if start != today or end.year >= today.year:
+            return
         try:
-            this_year = other.replace(year=today.year).isoformat()
+            this_year = f"for this year's date use end_date {end.replace(year=today.year).isoformat()}; "
         except ValueError:  # February 29
-            return f"{other.isoformat()} is in {other.year}, before this year ({today.year})."
-        return (
-            f"{other.isoformat()} is in {other.year}, before this year ({today.year}); "
-            f"for this year's date use {this_year}."
+            this_year = ""
+        raise ValueError(
+            f"end_date {end.isoformat()} is in {end.year}, before today ({today.isoformat()}): "
+            f"{this_year}to count the days since a past date, give it as start_date and 'today' as end_date"
         )
 
     def _date(self, text: str) -> CalendarDate:

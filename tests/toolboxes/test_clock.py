@@ -113,16 +113,20 @@ def test_convert_timezone(tb: ToolBox) -> None:
     assert "HH:MM" in error_of(tb, "convert_timezone", time="teatime", to_timezone="UTC")
 
 
-def test_days_between_says_when_a_date_is_in_an_earlier_year_than_today(tb: ToolBox) -> None:
-    # the bundled model counts "days left until December 31" to the year it was trained in
+def test_days_from_today_to_an_earlier_year_are_refused_with_the_call_to_make(tb: ToolBox) -> None:
+    # the bundled model counts "days left until December 31" to the year it was trained in; shown a
+    # negative count with a note, it answered "-1066 days left"
     today = datetime.now(ZoneInfo("Europe/Lisbon")).date()
     stale = today.replace(year=today.year - 3, month=12, day=31)
-    out = run(tb, "days_between", start_date="today", end_date=stale.isoformat())
-    assert out.days < 0
-    assert f"for this year's date use {today.year}-12-31" in out.note
-    # dates that do not involve today, or lie in this year or later: no remark
-    assert run(tb, "days_between", start_date="2024-01-01", end_date="2021-12-31").note == ""
-    assert run(tb, "days_between", start_date="today", end_date=f"{today.year + 1}-01-01").note == ""
+    message = error_of(tb, "days_between", start_date="today", end_date=stale.isoformat())
+    assert f"for this year's date use end_date {today.year}-12-31" in message
+    assert "give it as start_date and 'today' as end_date" in message
+    leap = error_of(tb, "days_between", start_date="today", end_date="2020-02-29")
+    assert "before today" in leap and "this year's date" not in leap  # no Feb 29 this year to offer
+    # the days since a past date, dates that do not involve today, a later date: counted
+    assert run(tb, "days_between", start_date=stale.isoformat(), end_date="today").days > 0
+    assert run(tb, "days_between", start_date="2024-01-01", end_date="2021-12-31").days < 0
+    assert run(tb, "days_between", start_date="today", end_date=f"{today.year + 1}-01-01").days > 0
 
 
 def test_days_between(tb: ToolBox) -> None:
