@@ -215,6 +215,9 @@ def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -
     for name in names:
         if name and name not in called and _names_tool(answer, name):
             return DescribedCall(name)
+    for name in names:  # a tool called before, announced again: "I will call X with ..."
+        if name and name in called and _announces(answer, name):
+            return DescribedCall(name)
     runner = command_tool(specs)
     if runner is None or runner in called:
         return None
@@ -223,6 +226,20 @@ def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -
         if is_program(program, specs):
             return DescribedCall(runner, command=command)
     return None
+
+
+def _announces(answer: str, name: str) -> bool:
+    """The answer says it is about to call ``name`` ("I will call the evaluate_expression function
+    with ..."): a summary of a call made says what was done, not what will be."""
+    return (
+        re.search(
+            r"\b(?:i will|i'll|let me|i am going to|i'm going to|i need to|now i)\s+(?:now\s+)?"
+            rf"(?:call|use|run|invoke|try)\b[^.\n]{{0,40}}?(?<![\w-]){re.escape(name)}(?![\w-])",
+            answer,
+            re.IGNORECASE,
+        )
+        is not None
+    )
 
 
 def _names_tool(answer: str, name: str) -> bool:

@@ -71,6 +71,23 @@ def test_a_second_described_call_in_a_chain_is_also_sent_back(tmp_path: Path) ->
     brain.assert_complete()
 
 
+def test_announcing_a_tool_already_called_is_a_description(demo_tools: DemoToolBox) -> None:
+    # after a failed call the bundled model wrote "I will call the evaluate_expression function with
+    # the expression ..." and stopped: an announcement of a call, whether or not it was called before
+    brain = ScriptedBrain(
+        [
+            tool_call("add", a=2),
+            "I will call the `add` function with a=2 and b=3.",
+            tool_call("add", a=2, b=3),
+            "2 plus 3 is 5.",
+        ]
+    )
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 2 + 3?"))
+    assert answer.content == "2 plus 3 is 5."
+    assert "Do not describe add" in brain.calls[2].last.content
+    brain.assert_complete()
+
+
 def test_naming_a_tool_already_called_is_a_summary_not_a_description(demo_tools: DemoToolBox) -> None:
     brain = ScriptedBrain([tool_call("add", a=2, b=3), "I used the `add` tool: the sum is 5."])
     answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 2 + 3?"))
