@@ -161,6 +161,8 @@ FINAL_MARKER = regex.compile(
     r"[*_]{0,3}final[ _]{0,3}answer[ \t*_]{0,8}[:：](?:[*_]{1,3}(?=\s|$))?[ \t]*", regex.IGNORECASE
 )
 TOOL_CALL_TAG = regex.compile(r"</?tool_call>", regex.IGNORECASE)
+#: The opening tag of a call: nothing from it to its closing tag is ever part of an answer.
+TOOL_CALL_OPEN = regex.compile(r"<tool_call>", regex.IGNORECASE)
 THINK_OPEN = regex.compile(r"<think>", regex.IGNORECASE)
 THINK_CLOSE = regex.compile(r"</think>", regex.IGNORECASE)
 
