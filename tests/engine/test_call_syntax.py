@@ -13,6 +13,7 @@ from conftest import DemoToolBox
 from engine_helpers import ENGINES_AND_MODES, engine_with, user
 
 from ovos_agentic_loop._protocol import ParsedCall, parse_reply, positional_parameters
+from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop.testing import ScriptedBrain, in_chunks
 from ovos_agentic_loop_toolboxes.maths import EvaluateExpressionArgs, EvaluateExpressionOutput, MathToolBox
 
@@ -110,6 +111,22 @@ def test_talk_before_a_call_in_tags_is_said_then_the_answer(entry_point: str, mo
         else:
             assert "".join(engine.stream_tokens(user("2 + 40?"))) == "Let me add them. It is 42."
         assert tools.calls == [("add", {"a": 2, "b": 40})]
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        ("<tool_call>Thought: I need add.\nFinal Answer: 42", ""),  # the tag decorates a protocol line
+        ("Thought: I will add <tool_call>add(1, 2)</tool_call>\nFinal Answer: 3", ""),  # in a Thought
+        ("Thought: x Final Answer: it is <tool_call>add(1, 2)", ""),
+        ("It is <TOOL_CALL>add(1, 2)</tool_call> three.", "It is"),
+    ],
+)
+def test_the_gate_says_nothing_from_an_opening_tag_on_at_any_cut(reply: str, said: str) -> None:
+    assert parse_reply(reply, ["add"], {"add": ["a", "b"]}).answer is None
+    for cut in range(len(reply) + 1):
+        gate = FinalAnswerGate(Speech())
+        assert gate.feed(reply[:cut]) + gate.feed(reply[cut:]) + gate.close() == said, cut
 
 
 # -- the parser -----------------------------------------------------------------------
