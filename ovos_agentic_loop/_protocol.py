@@ -10,7 +10,12 @@ or ``Final Answer: ...``. Small local models drift from any format, so the parse
 also accepts any case and spacing, ``FINAL_ANSWER``, JSON arguments in code fences,
 and a bare ``{"name": ..., "arguments": ...}`` object (alone, fenced, in a list or
 in ``<tool_call>`` tags: what Qwen-style models write when a server returns no
-native ``tool_calls``). When a reply holds an action AND an answer, the action
+native ``tool_calls``). Inside ``<tool_call>`` tags it also reads a call in Python
+syntax, ``name('x')``, ``name(key='v', n=3)`` or ``name({"key": "v"})`` (the bundled
+model writes these on llama-server's stock template): Python's parser reads it, only
+literal arguments count, and positional ones fill the tool's required parameters.
+Whatever the tags hold is never an answer: what is no readable call is a problem
+for the loop to correct. When a reply holds an action AND an answer, the action
 wins and the rest (an invented observation, a guessed answer) is dropped.
 """
 
