@@ -10,14 +10,21 @@ or ``Final Answer: ...``. Small local models drift from any format, so the parse
 also accepts any case and spacing, ``FINAL_ANSWER``, JSON arguments in code fences,
 and a bare ``{"name": ..., "arguments": ...}`` object (alone, fenced, in a list or
 in ``<tool_call>`` tags: what Qwen-style models write when a server returns no
-native ``tool_calls``). When a reply holds an action AND an answer, the action
+native ``tool_calls``). Inside ``<tool_call>`` tags it also reads a call in Python
+syntax, ``name('x')``, ``name(key='v', n=3)`` or ``name({"key": "v"})`` (the bundled
+model writes these on llama-server's stock template): Python's parser reads it, only
+literal arguments count, and positional ones fill the tool's required parameters.
+Whatever the tags hold is never an answer: what is no readable call is a problem
+for the loop to correct. When a reply holds an action AND an answer, the action
 wins and the rest (an invented observation, a guessed answer) is dropped.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +36,7 @@ __all__ = [
     "ParsedReply",
     "clean_answer",
     "parse_reply",
+    "positional_parameters",
     "render_call",
     "text_tool_prompt",
 ]
@@ -161,6 +169,10 @@ FINAL_MARKER = regex.compile(
     r"[*_]{0,3}final[ _]{0,3}answer[ \t*_]{0,8}[:：](?:[*_]{1,3}(?=\s|$))?[ \t]*", regex.IGNORECASE
 )
 TOOL_CALL_TAG = regex.compile(r"</?tool_call>", regex.IGNORECASE)
+#: The opening tag of a call: nothing from it to its closing tag is ever part of an answer.
+TOOL_CALL_OPEN = regex.compile(r"<tool_call>", regex.IGNORECASE)
+# A call in tags and what it holds (group 1); an unclosed tag runs to the end of the reply.
+_TAGGED_CALL = regex.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", regex.IGNORECASE | regex.DOTALL)
 THINK_OPEN = regex.compile(r"<think>", regex.IGNORECASE)
 THINK_CLOSE = regex.compile(r"</think>", regex.IGNORECASE)
 
@@ -185,8 +197,14 @@ _FENCE = regex.compile(r"```[a-zA-Z]{0,20}\s*(.*?)```", regex.DOTALL)
 _STRUCTURE = regex.compile(r'[{}\[\]"\\]')
 
 
-def parse_reply(text: str, tool_names: list[str] | None = None) -> ParsedReply:
-    """Interpret one model reply. ``tool_names`` lets a loosely written name match a real tool."""
+def parse_reply(
+    text: str,
+    tool_names: list[str] | None = None,
+    parameters: Mapping[str, Sequence[str]] | None = None,
+) -> ParsedReply:
+    """Interpret one model reply. ``tool_names`` lets a loosely written name match a real tool;
+    ``parameters`` (tool name -> the parameters positional arguments fill, see
+    :func:`positional_parameters`) lets ``<tool_call>name('x')</tool_call>`` map ``'x'``."""
     text = strip_think(text or "")
     lead = len(text) - len(text.lstrip())  # the call search is bounded in the reply's own positions
     text = text[lead:]
@@ -197,7 +215,7 @@ def parse_reply(text: str, tool_names: list[str] | None = None) -> ParsedReply:
 
     calls, problem = _react_calls(kept, names)
     if not calls and problem is None:
-        calls = _json_calls(kept[: max(0, MAX_CALL_SCAN_CHARS - lead)], names)
+        calls, problem = _written_calls(kept[: max(0, MAX_CALL_SCAN_CHARS - lead)], names, parameters or {})
     if calls:
         return ParsedReply(calls=calls, kept_text=kept)
     if problem:
@@ -231,6 +249,9 @@ def _clean(text: str) -> str:
     cut = _OBSERVATION.search(text)
     if cut:
         text = text[: cut.start()]
+    # What tags hold is a call, never an answer (parse_reply reads it; clean_answer's callers must
+    # not speak it either); a stray closing tag is dropped below.
+    text = _TAGGED_CALL.sub("", text)
     text = _PROTOCOL_LINE.sub("", text)
     text = FINAL_MARKER.sub("", text)
     text = TOOL_CALL_TAG.sub("", text)
@@ -283,6 +304,109 @@ def _react_calls(text: str, names: list[str]) -> tuple[list[ParsedCall], str | N
                 return [], f"the Action Input of {name!r} is not a JSON object"
         calls.append(ParsedCall(name, arguments))
     return calls, None
+
+
+def _written_calls(
+    text: str, names: list[str], parameters: Mapping[str, Sequence[str]]
+) -> tuple[list[ParsedCall], str | None]:
+    """Calls written as JSON (bare, fenced, in tags) or as ``name(...)`` in ``<tool_call>`` tags,
+    in the order written. Tags whose content is no call make a problem only when no call is found:
+    the readable calls run, and that content is still never the answer."""
+    calls: list[ParsedCall] = []
+    problem: str | None = None
+    pos = 0
+    for tagged in _TAGGED_CALL.finditer(text):
+        calls += _json_calls(text[pos : tagged.start()], names)
+        pos = tagged.end()
+        inside = tagged.group(1)
+        found = _json_calls(inside, names)
+        if found or not inside.strip():
+            calls += found
+            continue
+        call = _syntax_call(inside, names, parameters)
+        if isinstance(call, ParsedCall):
+            calls.append(call)
+        elif problem is None:
+            problem = call
+    calls += _json_calls(text[pos:], names)
+    return calls, None if calls else problem
+
+
+def _syntax_call(text: str, names: list[str], parameters: Mapping[str, Sequence[str]]) -> ParsedCall | str:
+    """The call ``name('x', key=3)`` or ``name({...})`` in ``text``, or the problem with it.
+
+    Python's own parser reads it; only a plain call of a name with literal arguments counts,
+    so nothing is ever evaluated."""
+    source = _unfenced(text)
+    if source.startswith(("{", "[")):
+        return "a tool call that is not valid JSON with 'name' and 'arguments'"
+    unreadable = "a tool call in <tool_call> tags that could not be read"
+    try:
+        node = ast.parse(source, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # ValueError: a NUL character
+        return unreadable
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        return unreadable
+    name = _match_name(node.func.id, names)
+    if names and name not in names:
+        return f"a tool call to {name!r}, which is not one of the tools"
+    arguments = _call_arguments(node, parameters.get(name, ()))
+    if arguments is None:
+        return f"a tool call of {name!r} whose arguments could not be read"
+    return ParsedCall(name, arguments)
+
+
+def _unfenced(text: str) -> str:
+    text = text.strip()
+    fenced = _FENCE.match(text)
+    return (fenced.group(1) if fenced else text).strip().strip("`").strip()
+
+
+def _call_arguments(node: ast.Call, positional: Sequence[str]) -> dict[str, Any] | None:
+    """The arguments of ``node`` by parameter name, or None when they cannot be mapped.
+
+    A JSON object as the only argument is the arguments themselves; positional arguments fill
+    ``positional`` (the required parameters, in order) and keywords name theirs."""
+    if any(isinstance(arg, ast.Starred) for arg in node.args) or any(k.arg is None for k in node.keywords):
+        return None  # *args / **kwargs: not a literal call
+    try:
+        values = [_literal(arg) for arg in node.args]
+        named = {str(k.arg): _literal(k.value) for k in node.keywords}
+    except ValueError:
+        return None
+    if len(values) == 1 and not named and isinstance(values[0], dict):
+        return values[0]
+    if len(values) > len(positional) or set(positional[: len(values)]) & set(named):
+        return None  # more positional arguments than parameters, or one argument given twice
+    return {**dict(zip(positional, values, strict=False)), **named}
+
+
+def _literal(node: ast.expr) -> Any:
+    """The JSON value a literal argument node stands for; ValueError for anything else."""
+    try:
+        value = ast.literal_eval(node)
+        # Python-only values (sets, bytes, complex numbers) are not arguments; tuples become lists.
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, MemoryError, RecursionError) as exc:
+        raise ValueError("not a JSON literal") from exc
+
+
+def positional_parameters(schemas: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Tool name -> the parameters that positional arguments of a call fill, in order.
+
+    ``schemas`` maps each tool to the JSON schema of its arguments. Positional arguments fill
+    the required parameters in the schema's order; a tool with none required but a single
+    parameter takes one positional argument for it.
+    """
+    out: dict[str, list[str]] = {}
+    for name, schema in schemas.items():
+        # A caller's tool may come with any schema at all: what is not one maps nothing.
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        required = schema.get("required") if isinstance(schema, Mapping) else None
+        names = [p for p in properties if isinstance(p, str)] if isinstance(properties, Mapping) else []
+        filled = [p for p in names if isinstance(required, list) and p in required]
+        out[name] = filled or (names if len(names) == 1 else [])
+    return out
 
 
 def _json_calls(text: str, names: list[str]) -> list[ParsedCall]:

@@ -12,8 +12,11 @@ back whatever could still turn into protocol until it is known not to be:
   would find no tool call in it; a reply that opens with ``{`` is held whole;
 - a code fence, which ends what this reply may say (the parser reads calls in fences);
 - a ``<tool_response>`` tag (a tool result the model invents), which ends it too;
+- a ``<tool_call>`` tag, which ends it too: what the tags hold is a call (JSON or
+  ``name('arg')``) or, for the parser, an unreadable one; never an answer. This holds
+  wherever the tag stands, also before a protocol keyword or inside a dropped line;
 - anything that may become ``Final Answer:`` (dropped; the text after the first one is
-  the answer) or a ``<tool_call>`` tag (dropped), and ``<think>`` blocks (dropped).
+  the answer) or a stray ``</tool_call>`` (dropped), and ``<think>`` blocks (dropped).
 
 What is let through is exactly a prefix of the answer the parser finds in the whole
 reply, so ``stream_tokens`` joins to what ``continue_chat`` returns. :meth:`finish` adds
@@ -43,6 +46,7 @@ from ovos_agentic_loop._protocol import (
     MAX_CALL_SCAN_CHARS,
     THINK_CLOSE,
     THINK_OPEN,
+    TOOL_CALL_OPEN,
     TOOL_CALL_TAG,
     TOOL_RESPONSE_TAG,
     collapse_breaks,
@@ -65,6 +69,8 @@ _STRUCTURE = regex.compile(r'[{}\[\]"\\]')
 #: After these, the next model call's text follows after a space; otherwise on a new line (so a
 #: talk without end punctuation is still its own sentence for a speech engine).
 _JOINS_WITH_SPACE = frozenset(".!?…:;,\"')]”’")
+# Tags from which nothing more of a reply is spoken: an invented tool result, or a call.
+_HOLDING_TAG = regex.compile(rf"{TOOL_RESPONSE_TAG.pattern}|{TOOL_CALL_OPEN.pattern}", regex.IGNORECASE)
 
 _NO, _MAYBE, _MATCH = "no", "maybe", "match"
 
@@ -229,6 +235,8 @@ class FinalAnswerGate:
             keyword = match.group(1).lower()
             if (keyword.startswith("action") and "input" not in keyword) or keyword == "observation":
                 self._holding = True  # a call, or the model inventing a tool result
+            elif TOOL_CALL_OPEN.search(match.group()):
+                self._holding = True  # "<tool_call>Thought: ...": the parser reads the tags as a call
             else:
                 self._dropping_line = True  # Thought / Action Input: not part of the answer
         return True
@@ -241,7 +249,9 @@ class FinalAnswerGate:
             end = len(self._text)
         marker = None if self._final else FINAL_MARKER.search(self._text, self._pos, end)
         self._dropping_line = False
-        if marker is not None:
+        if TOOL_CALL_OPEN.search(self._text, self._pos, end):
+            self._holding = True  # a call in a Thought line is still a call (or an unreadable one)
+        elif marker is not None:
             self._start_answer(marker.end())
         else:
             self._pos = end  # the line break itself stays, as the parser keeps it
@@ -277,11 +287,12 @@ class FinalAnswerGate:
                 self._say(char, said)
                 self._pos += 1
         elif char == "<":
-            verdict, _ = _probe(TOOL_RESPONSE_TAG, text, at, self._closed)
+            verdict, _ = _probe(_HOLDING_TAG, text, at, self._closed)
             if verdict == _MAYBE:
                 return False
             if verdict == _MATCH:
-                self._holding = True  # the model inventing a tool result: the parser cuts it here
+                # An invented tool result (the parser cuts the reply there), or a call in tags.
+                self._holding = True
                 return True
             return self._maybe_drop(TOOL_CALL_TAG, said, then=self._drop)
         else:

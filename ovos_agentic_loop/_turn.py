@@ -32,6 +32,7 @@ from ovos_agentic_loop._protocol import (
     ParsedReply,
     clean_answer,
     parse_reply,
+    positional_parameters,
     render_call,
     text_tool_prompt,
 )
@@ -256,7 +257,9 @@ class Turn:
                 for c in reply.tool_calls
             ]
             return ParsedReply(calls=calls, kept_text=reply.content or "")
-        return parse_reply(reply.content or "", self.setup.toolset.names)
+        toolset = self.setup.toolset
+        # The parameter names map the positional arguments of a call written as name('x').
+        return parse_reply(reply.content or "", toolset.names, positional_parameters(toolset.schemas))
 
     def _as_tool_calls(self, reply: AgentMessage, parsed: ParsedReply) -> list[ToolCall]:
         if reply.tool_calls:

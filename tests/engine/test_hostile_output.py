@@ -46,6 +46,8 @@ def test_hostile_replies_stream_in_bounded_time(demo_tools: DemoToolBox) -> None
         "<think>" * 200_000,
         "Action Input: x\n" * 100_000,
         '{"' * 500_000,
+        "<tool_call>add(" * 200_000,
+        "<tool_call>a</tool_call>" * 100_000,
     ]
     for reply in replies:
         brain = ScriptedBrain([reply, "Sorry."], chunk_size=64)

@@ -10,12 +10,12 @@ import itertools
 import json
 
 import pytest
-from conftest import DemoToolBox
+from conftest import AddArgs, DemoToolBox
 from engine_helpers import ENGINES_AND_MODES, engine_with, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ovos_agentic_loop._protocol import parse_reply
+from ovos_agentic_loop._protocol import parse_reply, positional_parameters
 from ovos_agentic_loop._sentences import split_sentences
 from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop.testing import ScriptedBrain, in_chunks, tool_calls
@@ -52,6 +52,21 @@ def _call_json(a: int, b: int, style: int) -> str:
     ][style]
 
 
+def _call_syntax(a: int, b: int, style: int) -> str:
+    """``add`` in Python call syntax inside ``<tool_call>`` tags, as the bundled model writes it."""
+    return [
+        f"<tool_call>add({a}, {b})</tool_call>",
+        f"<tool_call>add(a={a}, b={b})</tool_call>",
+        f"<tool_call>\nadd({a}, b={b})\n</tool_call>",
+        f'<tool_call>add({{"a": {a}, "b": {b}}})</tool_call>',
+        f"<TOOL_CALL>`add({a}, {b})`</tool_call>",
+    ][style]
+
+
+#: What ``continue_chat`` knows of DemoToolBox's ``add`` to read ``add(1, 2)``.
+ADD_NAMES, ADD_PARAMETERS = ["add"], positional_parameters({"add": AddArgs.model_json_schema()})
+
+
 def _react(a: int, b: int, style: int) -> str:
     arguments = json.dumps({"a": a, "b": b})
     return [
@@ -68,12 +83,16 @@ def call_replies(draw: st.DrawFn, native: bool) -> tuple[object, str]:
     """A reply that calls ``add``, and the talk before the call (what the stream may say of it)."""
     a, b = draw(numbers), draw(numbers)
     talk = draw(st.one_of(st.just(""), prose))
-    kind = draw(st.sampled_from(["json", "react", "native"] if native else ["json", "react"]))
+    kinds = ["json", "react", "syntax"]
+    kind = draw(st.sampled_from([*kinds, "native"] if native else kinds))
     if kind == "native":
         return tool_calls(("add", {"a": a, "b": b}), content=talk), talk
     if kind == "json":
         call = _call_json(a, b, draw(st.integers(0, 5)))
         before = talk + draw(st.sampled_from([" ", "\n", "\n\n"])) if talk else ""
+    elif kind == "syntax":
+        call = _call_syntax(a, b, draw(st.integers(0, 4)))
+        before = talk + draw(st.sampled_from(["", " ", "\n", "\n\n"])) if talk else ""
     else:
         call = _react(a, b, draw(st.integers(0, 4)))
         before = talk + "\n" if talk else ""
@@ -162,7 +181,7 @@ def test_the_stream_is_the_answer_after_the_talk(entry_point: str, mode: str, da
 @given(reply=call_replies(native=False))
 def test_a_call_reply_split_at_every_boundary_says_only_its_talk(reply: tuple[object, str]) -> None:
     text, talk = reply
-    assert isinstance(text, str) and parse_reply(text).calls
+    assert isinstance(text, str) and parse_reply(text, ADD_NAMES, ADD_PARAMETERS).calls
     for cut in range(len(text) + 1):
         gate = FinalAnswerGate(Speech())
         said = gate.feed(text[:cut]) + gate.feed(text[cut:]) + gate.close()
@@ -180,3 +199,33 @@ def test_an_answer_reply_split_at_every_boundary_is_its_answer(reply: tuple[str,
         assert gate.part == answer[: len(gate.part)], f"cut at {cut}: not a prefix of the answer"
         said += gate.finish(answer)
         assert said == _joined([talk.strip(), answer]), f"cut at {cut}: {text[:cut]!r} | {text[cut:]!r}"
+
+
+# What a model may write inside <tool_call> tags that is no readable call: brushes against every
+# protocol spelling, the calculator's name, parentheses and quotes, and a made-up result.
+INSIDE_WORDS = ["add", "(", ")", "1", "'x'", '"y"', "a=", ", ", "{", "}", "[", "`", "\n", " "]
+INSIDE_WORDS += ["evaluate_expression", "sqrt(1764)", "Final Answer:", "Thought:", "It is 42.", "no_tool("]
+
+
+@st.composite
+def tagged_replies(draw: st.DrawFn) -> tuple[str, str]:
+    """A reply with something non-blank in ``<tool_call>`` tags (a call or not), and its talk."""
+    talk = draw(st.one_of(st.just(""), prose))
+    inside = draw(st.lists(st.sampled_from(INSIDE_WORDS), min_size=1, max_size=8).map("".join))
+    inside = inside if inside.strip() else "x"
+    closing = draw(st.sampled_from(["</tool_call>", ""]))
+    after = draw(st.sampled_from(["", " It is 42.", "\nFinal Answer: 42", "\nThe answer is 42."]))
+    before = talk + draw(st.sampled_from(["", " ", "\n"])) if talk else ""
+    return f"{before}<tool_call>{inside}{closing}{after}", talk
+
+
+@settings(max_examples=200, deadline=None)
+@given(reply=tagged_replies())
+def test_what_tool_call_tags_hold_is_never_an_answer_nor_spoken(reply: tuple[str, str]) -> None:
+    text, talk = reply
+    parsed = parse_reply(text, ADD_NAMES, ADD_PARAMETERS)
+    assert parsed.answer is None and (parsed.calls or parsed.problem), text
+    for cut in range(len(text) + 1):
+        gate = FinalAnswerGate(Speech())
+        said = gate.feed(text[:cut]) + gate.feed(text[cut:]) + gate.close()
+        assert said == talk.strip(), f"cut at {cut}: {text[:cut]!r} | {text[cut:]!r}"
