@@ -39,10 +39,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+from ovos_agentic_loop._protocol import MAX_CALL_SCAN_CHARS, json_values
 
 __all__ = [
     "UNSTATED_RESULT",
@@ -83,10 +85,11 @@ _NOT_PROGRAMS = frozenset(
 
 @dataclass(frozen=True)
 class DescribedCall:
-    """A tool the reply talks about calling; ``command`` when it wrote a program's command line."""
+    """A tool the reply talks about calling; its ``arguments`` when the reply wrote them (a JSON
+    object of the tool's parameters, or a program's command line for the command tool)."""
 
     tool: str
-    command: str | None = None
+    arguments: dict[str, Any] | None = None
 
 
 @dataclass
@@ -94,6 +97,7 @@ class Nudges:
     """Per-turn state of the reactions (lives in the ``Turn``, never on the engine)."""
 
     sent: int = 0
+    said: set[str] = field(default_factory=set)  # a message the model did not act on is not repeated
 
     def react(
         self,
@@ -110,23 +114,31 @@ class Nudges:
         """
         if self.sent >= MAX_NUDGES or not specs:
             return None
+        message = self._message(answer, specs, transcript, text_mode)
+        # Sent twice, a message is parroted back ("The file notes.txt does not exist."): the
+        # answer stands instead.
+        if message is None or message in self.said:
+            return None
+        self.sent += 1
+        self.said.add(message)
+        return message
+
+    def _message(
+        self, answer: str, specs: list[dict[str, Any]], transcript: list[AgentMessage], text_mode: bool
+    ) -> str | None:
         called = {c.name for m in transcript if m.tool_calls for c in m.tool_calls}
         described = described_call(answer, specs, called)
         if described is not None:
-            self.sent += 1
             return corrective_message(described, text_mode=text_mode)
         unread = unread_file(specs, transcript)
         if unread is not None:
-            self.sent += 1
             reader, name = unread
             return read_first_message(reader, name, text_mode=text_mode)
         made_up = head_arithmetic(answer, specs, transcript, called)
         if made_up is not None:
-            self.sent += 1
             calculator, number = made_up
             return calculate_message(calculator, number, text_mode=text_mode)
         if unstated_result(answer, transcript):
-            self.sent += 1
             return UNSTATED_RESULT
         return None
 
@@ -169,6 +181,17 @@ def unread_file(specs: list[dict[str, Any]], transcript: list[AgentMessage]) -> 
     return None
 
 
+def _exact_call(tool: str, arguments: dict[str, Any], text_mode: bool) -> str:
+    """The call written out whole, in the form this brain's replies are read in. Small models copy
+    a call they are shown; one told to make "a real tool call" often only says it will. Native
+    replies are read for a JSON call in their text too (``_protocol``), so the JSON form works
+    whether the server's template turns it into a tool call or not."""
+    written = json.dumps(arguments, ensure_ascii=False)
+    if text_mode:
+        return f"Action: {tool}\nAction Input: {written}"
+    return f'{{"name": "{tool}", "arguments": {written}}}'
+
+
 def _call_format(text_mode: bool) -> str:
     """How the model is asked to make the call: the text protocol's two lines, or a native call."""
     return (
@@ -181,12 +204,8 @@ def _call_format(text_mode: bool) -> str:
 def read_first_message(reader: str, name: str, *, text_mode: bool) -> str:
     # The call comes first and whole: told "You have not read notes.txt", the bundled model
     # answered "I have not read notes.txt."
-    how = _call_format(text_mode)
-    arguments = json.dumps({"path": name}, ensure_ascii=False)
-    return (
-        f"Call {reader} with {arguments} now{how}: you have not read {name} yet. "
-        "Then answer from what it says."
-    )
+    call = _exact_call(reader, {"path": name}, text_mode)
+    return f"Call {reader} now, exactly like this:\n{call}\nThen answer from what {name} says."
 
 
 def may_be_nudged(nudges: Nudges, specs: list[dict[str, Any]], transcript: list[AgentMessage]) -> bool:
@@ -214,17 +233,32 @@ def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -
     names = [str(s.get("function", {}).get("name", "")) for s in specs]
     for name in names:
         if name and name not in called and _names_tool(answer, name):
-            return DescribedCall(name)
+            return DescribedCall(name, _written_arguments(answer, name, specs))
     for name in names:  # a tool called before, announced again: "I will call X with ..."
         if name and name in called and _announces(answer, name):
-            return DescribedCall(name)
+            return DescribedCall(name, _written_arguments(answer, name, specs))
     runner = command_tool(specs)
     if runner is None or runner in called:
         return None
     for command in _written_commands(answer):
         program = command.split()[0]
         if is_program(program, specs):
-            return DescribedCall(runner, command=command)
+            return DescribedCall(runner, {"command": command})
+    return None
+
+
+def _written_arguments(answer: str, name: str, specs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The arguments of ``name`` as the answer wrote them: a JSON object of its parameters with
+    every required one ("with the expression {"expression": "sqrt(1764)"}"), else None."""
+    function: dict[str, Any] = next(
+        (s["function"] for s in specs if s.get("function", {}).get("name") == name), {}
+    )
+    parameters = function.get("parameters") or {}
+    known = set(parameters.get("properties") or {})
+    required = set(parameters.get("required") or [])
+    for value in json_values(answer[:MAX_CALL_SCAN_CHARS]):
+        if isinstance(value, dict) and value and set(value) <= known and required <= set(value):
+            return value
     return None
 
 
@@ -379,13 +413,15 @@ def calculate_message(calculator: str, number: str, *, text_mode: bool) -> str:
 
 def corrective_message(described: DescribedCall, *, text_mode: bool) -> str:
     """One short instruction: make the call now instead of describing it."""
-    if described.command:
-        arguments = json.dumps({"command": described.command}, ensure_ascii=False)
-        what = f"Do not tell me the command: run it yourself now with {described.tool} {arguments}"
-    else:
-        what = f"Do not describe {described.tool}: call it yourself now"
+    if described.arguments is not None:
+        call = _exact_call(described.tool, described.arguments, text_mode)
+        what = "run the command" if set(described.arguments) == {"command"} else "call it"
+        return (
+            f"Do not describe {described.tool}: {what} yourself now, exactly like this:\n{call}\n"
+            "Then answer with its result."
+        )
     how = _call_format(text_mode)
-    return f"{what}{how}, then answer with its result."
+    return f"Do not describe {described.tool}: call it yourself now{how}, then answer with its result."
 
 
 def unknown_tool_hint(name: str, arguments: Any, specs: list[dict[str, Any]]) -> str:

@@ -213,6 +213,10 @@ def parse_reply(
     kept = (text[: cut.start()] if cut else text).rstrip()
     names = tool_names or []
 
+    if cut is not None and cut.start() == 0 and cut.group().lower() == "<tool_response>":
+        misnamed = _misnamed_call(text, names)
+        if misnamed:
+            return ParsedReply(calls=misnamed, kept_text="")
     calls, problem = _react_calls(kept, names)
     if not calls and problem is None:
         calls, problem = _written_calls(kept[: max(0, MAX_CALL_SCAN_CHARS - lead)], names, parameters or {})
@@ -330,6 +334,22 @@ def _written_calls(
             problem = call
     calls += _json_calls(text[pos:], names)
     return calls, None if calls else problem
+
+
+_RESPONSE_BLOCK = regex.compile(
+    r"<tool_response>(.*?)(?:</tool_response>|\Z)", regex.IGNORECASE | regex.DOTALL
+)
+
+
+def _misnamed_call(text: str, names: list[str]) -> list[ParsedCall]:
+    """A reply that opens with ``<tool_response>`` holding a call to an available tool, as JSON
+    with its arguments: the bundled model on its stock template wrote its call in the tag of a
+    result. An invented result (anything else in the tag) is no call, and stays cut."""
+    block = _RESPONSE_BLOCK.match(text[:MAX_CALL_SCAN_CHARS])
+    if block is None:
+        return []
+    found = _json_calls(block.group(1), names)
+    return found if found and all(c.name in names for c in found) else []
 
 
 def _syntax_call(text: str, names: list[str], parameters: Mapping[str, Sequence[str]]) -> ParsedCall | str:

@@ -39,3 +39,28 @@ def test_a_reply_that_is_only_an_invented_result_is_never_the_answer(entry_point
     spoken = list(engine.stream_sentences(user("Capital of France?")))
     assert spoken == ["The capital of France is Paris."]
     assert not any("tool_response" in s or '"result"' in s for s in spoken)
+
+
+@pytest.mark.parametrize(("entry_point", "mode"), ENGINES_AND_MODES)
+def test_a_call_written_in_a_result_tag_is_a_call(entry_point: str, mode: str) -> None:
+    # the bundled model on its stock template, told to call find_files, wrote the call in the tag
+    # of a result; cut as an invented result, the turn lost the call and answered from nothing
+    misnamed = '<tool_response>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_response>'
+    for how in ("continue_chat", "stream_sentences"):
+        brain = ScriptedBrain([in_chunks(misnamed[:7], misnamed[7:]), "2 plus 3 is 5."])
+        engine = engine_with(brain, [DemoToolBox()], entry_point, mode=mode)
+        if how == "continue_chat":
+            said = engine.continue_chat(user("2 + 3?")).content
+        else:
+            said = " ".join(engine.stream_sentences(user("2 + 3?")))
+        assert said == "2 plus 3 is 5.", how
+        assert '"value": 5.0' in brain.calls[1].last.content  # the tool ran: its result is seen
+        brain.assert_complete()
+
+
+def test_a_result_tag_naming_no_tool_stays_an_invented_result() -> None:
+    reply = '<tool_response>{"name": "Paris", "arguments": {}}</tool_response>'
+    brain = ScriptedBrain([reply, "The capital of France is Paris."])
+    answer = engine_with(brain, [DemoToolBox()]).continue_chat(user("Capital of France?"))
+    assert answer.content == "The capital of France is Paris."
+    assert not any(m.tool_calls for c in brain.calls for m in c.messages)

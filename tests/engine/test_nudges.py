@@ -40,11 +40,41 @@ def test_a_described_call_gets_one_call_it_now(demo_tools: DemoToolBox) -> None:
 
 def test_the_reaction_is_bounded_per_turn(demo_tools: DemoToolBox) -> None:
     brain = ScriptedBrain(
-        ["Use the add tool with 2 and 3.", "You could call the add function.", "Try the `add` tool."]
+        ["Use the add tool with 2 and 3.", "You could call the sleep function.", "Try the `fail` tool."]
     )
     answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 2 + 3?"))
-    assert answer.content == "Try the `add` tool."
+    assert answer.content == "Try the `fail` tool."
     assert len(brain.calls) == 3  # two corrective messages at most (MAX_NUDGES)
+
+
+def test_a_message_the_model_did_not_act_on_is_not_sent_again(demo_tools: DemoToolBox) -> None:
+    # sent twice, the bundled model parroted the message back as its answer
+    brain = ScriptedBrain(["Use the add tool with 2 and 3.", "You could call the add function."])
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 2 + 3?"))
+    assert answer.content == "You could call the add function."
+    assert len(brain.calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("mode", "call"),
+    [
+        ("native", '{"name": "add", "arguments": {"a": 2, "b": 3}}'),
+        ("text", 'Action: add\nAction Input: {"a": 2, "b": 3}'),
+    ],
+)
+def test_a_described_call_with_its_arguments_is_shown_whole(
+    demo_tools: DemoToolBox, mode: str, call: str
+) -> None:
+    # small models copy a call they are shown: the arguments the reply wrote come back as the call
+    brain = ScriptedBrain(
+        ['To add them, use the `add` function with {"a": 2, "b": 3}.', call, "2 plus 3 is 5."],
+        supports_tools=mode == "native",
+    )
+    answer = engine_with(brain, [demo_tools], mode=mode).continue_chat(user("what is 2 + 3?"))
+    assert answer.content == "2 plus 3 is 5."
+    assert f"exactly like this:\n{call}\n" in brain.calls[1].last.content
+    assert '"value": 5.0' in brain.calls[2].last.content  # the copied call ran
+    brain.assert_complete()
 
 
 def test_a_second_described_call_in_a_chain_is_also_sent_back(tmp_path: Path) -> None:
@@ -121,7 +151,8 @@ def test_a_described_command_is_asked_to_run_with_the_command_tool(tmp_path: Pat
     answer = engine_with(brain, [shell(tmp_path)]).continue_chat(user("How many words in story.txt?"))
     assert answer.content == "story.txt has 3 words."
     nudge = brain.calls[1].last.content
-    assert 'run it yourself now with run_command {"command": "wc -w story.txt"}' in nudge
+    shown = '{"name": "run_command", "arguments": {"command": "wc -w story.txt"}}'
+    assert f"run the command yourself now, exactly like this:\n{shown}" in nudge
     assert '"stdout": "3 story.txt' in brain.calls[2].last.content
 
 

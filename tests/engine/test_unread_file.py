@@ -43,7 +43,9 @@ def test_an_answer_without_reading_the_named_file_is_sent_back_once(boxes: list[
     nudge = brain.calls[2].last
     assert nudge.role == MessageRole.USER
     # the call first and whole: told "You have not read notes.txt", the bundled model said just that
-    assert nudge.content.startswith('Call read_file with {"path": "notes.txt"} now')
+    assert nudge.content.startswith(
+        'Call read_file now, exactly like this:\n{"name": "read_file", "arguments": {"path": "notes.txt"}}'
+    )
     brain.assert_complete()
 
 
