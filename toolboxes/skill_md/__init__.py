@@ -7,11 +7,7 @@ exposes it all to OPM.
 
 from __future__ import annotations
 
-import os
-
+from ovos_agentic_loop_toolboxes.skill_md.discovery import EXAMPLES_DIR
 from ovos_agentic_loop_toolboxes.skill_md.toolbox import SkillMDToolBox
 
 __all__ = ["EXAMPLES_DIR", "SkillMDToolBox"]
-
-# Registered in the entry-point group ``opm.agents.skill_md`` by this package's pyproject.
-EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")

@@ -8,7 +8,10 @@ Roots, in priority order (the first skill with a name wins; later duplicates are
 3. The per-user folder, ``$XDG_DATA_HOME/ovos-agentic-loop/skills`` (``~/.local/share/...``);
    ``user_skills_path`` overrides it, null or "" turns it off.
 4. Installed packages: every entry point of the group ``opm.agents.skill_md`` whose value is a
-   path (str) to a folder or a SKILL.md, or a module/package (its folder is scanned).
+   path (str) to a folder or a SKILL.md, or a module/package (its folder is scanned). This
+   package's own examples (text-stats, kitchen-conversions) load only when ``enabled_skills``
+   names them: with ``"all"`` they joined every persona's skills, and the bundled model called
+   ``text_stats`` on its own answer instead of reading the persona's expense-policy skill.
 
 ``enabled_skills``: ``"all"`` (default) loads every top-level skill, i.e. all except skills nested
 inside another skill's folder; ``None`` loads none; a list loads the skills whose folder, relative
@@ -52,6 +55,11 @@ class SkillRoot:
     origin: str
     single: bool = False
     always: bool = False
+    named_only: bool = False  # its skills load only when enabled_skills names them ("all" is not enough)
+
+
+#: This package's example skills (registered as an entry point by its pyproject).
+EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
 
 
 def entry_point_roots() -> list[SkillRoot]:
@@ -67,7 +75,15 @@ def entry_point_roots() -> list[SkillRoot]:
         if path is None or not os.path.exists(path):
             LOG.warning(f"skill entry point {ep.name!r} ({ep.value}) is not a folder or SKILL.md: {value!r}")
             continue
-        roots.append(SkillRoot(path=path, origin=f"entry point {ep.name}", single=os.path.isfile(path)))
+        examples = os.path.realpath(path) == os.path.realpath(EXAMPLES_DIR)
+        roots.append(
+            SkillRoot(
+                path=path,
+                origin=f"entry point {ep.name}",
+                single=os.path.isfile(path),
+                named_only=examples,
+            )
+        )
     return roots
 
 
@@ -80,11 +96,11 @@ def _entry_point_path(value: Any) -> str | None:
     return None
 
 
-def is_enabled(skill: Skill, enabled: Any) -> bool:
+def is_enabled(skill: Skill, enabled: Any, *, named_only: bool = False) -> bool:
     if enabled is None:
         return False
     entries = [enabled] if isinstance(enabled, str) else list(enabled)
-    if "all" in entries and not skill.nested:
+    if "all" in entries and not skill.nested and not named_only:
         return True
     for entry in entries:
         prefix = str(entry).strip("/")
@@ -141,7 +157,7 @@ class SkillCatalog:
                 LOG.warning(f"skipping skill {path}: unexpected {type(exc).__name__}: {exc}")
                 continue
             skill = replace(skill, rel=rel, nested=nested, origin=root.origin)
-            if not (root.always or is_enabled(skill, self.enabled)):
+            if not (root.always or is_enabled(skill, self.enabled, named_only=root.named_only)):
                 LOG.debug(f"skill {skill.name!r} ({path}) is not enabled")
                 continue
             if skill.name in by_name:
