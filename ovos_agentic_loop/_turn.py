@@ -50,6 +50,7 @@ UNREADABLE_CALL = (
     "Your last tool call could not be read: its arguments were not valid JSON. "
     "Call the tool again with its arguments as one valid JSON object, or answer directly."
 )
+EMPTY_REPLY = "Your reply was empty. Make the tool call you need next, or answer from the results above."
 REPEATS_ALLOWED = 2  # the third identical call is refused and the turn ends
 REMINDER = (
     "Not run again: this exact call already succeeded, its result is above. Use it now: answer, "
@@ -150,6 +151,14 @@ class Turn:
                     self.transcript.append(AgentMessage(MessageRole.USER, parsed.correction()))
                     continue
                 answer = parsed.answer if parsed.answer is not None else clean_answer(reply.content)
+                if not answer and self.corrections < cfg.max_corrections:
+                    # Asked at once for an answer without tools, the bundled model, which had just
+                    # got an error from the calculator, worked the sum out in its head, wrongly.
+                    self.corrections += 1
+                    self._emit("notice", message="empty reply; asking again")
+                    self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text))
+                    self.transcript.append(AgentMessage(MessageRole.USER, EMPTY_REPLY))
+                    continue
                 if not answer:
                     return (yield from self._forced_answer("empty", stream))
                 nudge = self.nudges.react(

@@ -10,6 +10,7 @@ from conftest import DemoToolBox
 from engine_helpers import engine_with, user
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
+from ovos_agentic_loop._turn import EMPTY_REPLY
 from ovos_agentic_loop.errors import BrainError
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
 
@@ -88,11 +89,23 @@ def test_repeating_a_failed_call_is_told_to_change_it_not_to_use_its_result(demo
 
 
 def test_empty_reply_never_gives_an_empty_answer(demo_tools: DemoToolBox) -> None:
-    brain = ScriptedBrain(["", "   "])
+    # asked again once (with tools), then once without tools, then the turn says it has no answer
+    brain = ScriptedBrain(["", "   ", ""])
     engine = engine_with(brain, [demo_tools])
     answer = engine.continue_chat(user("?")).content
     assert answer.strip()
     assert "sorry" in answer.lower()
+    brain.assert_complete()
+
+
+def test_an_empty_reply_after_an_error_is_asked_again_with_tools(demo_tools: DemoToolBox) -> None:
+    # the bundled model, given a calculator error and then asked for an answer without tools,
+    # worked the sum out in its head; asked again with tools, it can still make the call
+    brain = ScriptedBrain([tool_call("add", a=2), "", tool_call("add", a=2, b=3), "2 plus 3 is 5."])
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("2 + 3?"))
+    assert answer.content == "2 plus 3 is 5."
+    assert brain.calls[2].last.content == EMPTY_REPLY and brain.calls[2].tools  # tools still offered
+    brain.assert_complete()
 
 
 def test_time_budget_bounds_a_hanging_brain(demo_tools: DemoToolBox) -> None:
