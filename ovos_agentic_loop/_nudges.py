@@ -263,11 +263,13 @@ def _written_arguments(answer: str, name: str, specs: list[dict[str, Any]]) -> d
 
 
 def _announces(answer: str, name: str) -> bool:
-    """The answer says it is about to call ``name`` ("I will call the evaluate_expression function
-    with ..."): a summary of a call made says what was done, not what will be."""
+    """The answer says it is about to call ``name``, or tells the user to ("I will call the
+    evaluate_expression function with ...", "you can use the `days_between` function with ..."):
+    a summary of a call made says what was done, not what will be."""
     return (
         re.search(
-            r"\b(?:i will|i'll|let me|i am going to|i'm going to|i need to|now i)\s+(?:now\s+)?"
+            r"\b(?:i will|i'll|let me|i am going to|i'm going to|i need to|now i|you can|you could|"
+            r"you should|you need to|we can)\s+(?:now\s+)?"
             rf"(?:call|use|run|invoke|try)\b[^.\n]{{0,40}}?(?<![\w-]){re.escape(name)}(?![\w-])",
             answer,
             re.IGNORECASE,

@@ -101,13 +101,22 @@ def test_a_second_described_call_in_a_chain_is_also_sent_back(tmp_path: Path) ->
     brain.assert_complete()
 
 
-def test_announcing_a_tool_already_called_is_a_description(demo_tools: DemoToolBox) -> None:
+@pytest.mark.parametrize(
+    "announcement",
+    [
+        "I will call the `add` function with a=2 and b=3.",
+        "To get the sum, you can use the `add` function with a set to 2 and b set to 3.",
+    ],
+)
+def test_announcing_a_tool_already_called_is_a_description(
+    demo_tools: DemoToolBox, announcement: str
+) -> None:
     # after a failed call the bundled model wrote "I will call the evaluate_expression function with
     # the expression ..." and stopped: an announcement of a call, whether or not it was called before
     brain = ScriptedBrain(
         [
             tool_call("add", a=2),
-            "I will call the `add` function with a=2 and b=3.",
+            announcement,
             tool_call("add", a=2, b=3),
             "2 plus 3 is 5.",
         ]
