@@ -227,6 +227,9 @@ def test_days_left_is_not_fooled_by_the_date_in_the_question() -> None:
     now = dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc)
     assert not check(task, "There are 1065 days left until December 31 of this year.", "", [now, now])
     assert check(task, "There are 31 days left until December 31.", "", [now, now])
+    # a date written in the answer is no count: a described call passed this check once
+    described = "You can use days_between with start_date today and end_date `2026-12-31`."
+    assert not check(task, described, "", [now, now])
 
 
 # --- figure 8: the loops ---------------------------------------------------------------------
