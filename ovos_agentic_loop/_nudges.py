@@ -1,32 +1,31 @@
 """The loop's reactions to what small models write instead of a tool call.
 
-Two habits of small local models, each met with one short, bounded reaction:
+Each habit of small local models is met with one short, bounded reaction; all reactions that
+cost a model call share one budget, :data:`MAX_NUDGES` per turn, and none is repeated.
 
 - **A described call**: the reply names a tool it should call ("you can use the
-  ``search_in_files`` function", "I'll run ``wc -w story.txt``") and makes no call.
-  Taken as the final answer, the user hears instructions instead of a result.
-  The loop answers ONCE per turn with a short "call it now" message.
-- **A program used as a tool name**: the model calls ``ls`` or ``wc`` as if they were
-  tools. The unknown-tool observation then says how to run the program with the
-  command tool (:func:`program_hint`, used by ``observations.observation_for_error``),
-  instead of only listing tool names, which small models read as "give up".
-
+  ``search_in_files`` function", "I'll run ``wc -w story.txt``", also "I will call X" for a tool
+  called before) and makes no call. Taken as the final answer, the user hears instructions
+  instead of a result. When the reply wrote the arguments too (a JSON object of the tool's
+  parameters with every required one, or a command line the command tool may run), that IS
+  the call: the loop makes it, as if the model had. Otherwise it says "call it now".
 - **An unread file**: the question names a file (``notes.txt``) and the answer comes without
-  any call of this turn touching it, while a file-reading tool is loaded: ONE "read it first".
+  any call of this turn touching it, while a file-reading tool is loaded: the loop reads the
+  file itself and the model answers again (the made-up answer is dropped). Told to read it, the
+  bundled model answered "I have not read notes.txt" or "I don't have the ability to read files".
 - **Head arithmetic**: a question that asks for a calculation, answered with a number
   nothing in the conversation holds (not the question, not a tool result, not rounded),
   while a calculator tool is loaded and was not called this turn. Small models read a
   value with one tool, then "work out" the rest and get it wrong ("15% of the budget is
   12"). The loop asks to calculate it with the tool.
-- **An unstated result**: the answer comes right after tool results and holds none of their
-  values ("This is the result of the calculation.", "The command executed successfully").
-  The bundled model on its stock template says this after most single calls; the user
-  hears that something was done and never what. The loop asks for the answer with the result.
-- **A function called as a tool**: ``mean`` or ``sqrt`` called as if they were tools, when
-  the calculator's description lists them as its functions: the unknown-tool observation
-  says how to write the call to the calculator (:func:`unknown_tool_hint`).
-
-All reactions that cost a model call share one budget, :data:`MAX_NUDGES` per turn.
+- **An unstated result**: the answer comes right after tool results, talks about the call,
+  and holds none of their values ("This is the result of the calculation.", "The command
+  executed successfully"). The bundled model on its stock template says this after most
+  single calls. The loop asks for the answer with the result.
+- **A program or a calculator function used as a tool name** (``ls``, ``mean``): the
+  unknown-tool observation says how to make the call with the tool that has it
+  (:func:`unknown_tool_hint`, used by ``_observations.observation_for_error``), instead of
+  only listing tool names, which small models read as "give up".
 
 The rules are about the kind of reply, never about a task: a tool name is only
 meaningful to the model, so a final answer that names a tool not yet called this
@@ -49,6 +48,7 @@ from ovos_agentic_loop._protocol import MAX_CALL_SCAN_CHARS, json_values
 __all__ = [
     "UNSTATED_RESULT",
     "Nudges",
+    "Reaction",
     "calculator_tool",
     "command_tool",
     "head_arithmetic",
@@ -92,12 +92,28 @@ class DescribedCall:
     arguments: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Reaction:
+    """What the loop does with an answer that does not stand: sends ``message`` back, or makes
+    ``call`` (tool name, arguments) itself. ``why`` names the reaction in the step events."""
+
+    why: str
+    message: str | None = None
+    call: tuple[str, dict[str, Any]] | None = None
+
+    @property
+    def key(self) -> str:
+        return (
+            self.message if self.message is not None else json.dumps(self.call, sort_keys=True, default=str)
+        )
+
+
 @dataclass
 class Nudges:
     """Per-turn state of the reactions (lives in the ``Turn``, never on the engine)."""
 
     sent: int = 0
-    said: set[str] = field(default_factory=set)  # a message the model did not act on is not repeated
+    done: set[str] = field(default_factory=set)  # a reaction the model did not act on is not repeated
 
     def react(
         self,
@@ -106,40 +122,42 @@ class Nudges:
         transcript: list[AgentMessage],
         *,
         text_mode: bool,
-    ) -> str | None:
-        """The corrective message for a final answer that only describes a call, or None.
-
-        None when the answer stands: it names no available tool, it names only tools already
-        called this turn (a summary of what was done), or this turn was already nudged.
-        """
+    ) -> Reaction | None:
+        """The reaction to a final answer that does not stand, or None when it stands (or this turn's
+        budget is spent)."""
         if self.sent >= MAX_NUDGES or not specs:
             return None
-        message = self._message(answer, specs, transcript, text_mode)
+        reaction = self._reaction(answer, specs, transcript, text_mode)
         # Sent twice, a message is parroted back ("The file notes.txt does not exist."): the
         # answer stands instead.
-        if message is None or message in self.said:
+        if reaction is None or reaction.key in self.done:
             return None
         self.sent += 1
-        self.said.add(message)
-        return message
+        self.done.add(reaction.key)
+        return reaction
 
-    def _message(
+    def _reaction(
         self, answer: str, specs: list[dict[str, Any]], transcript: list[AgentMessage], text_mode: bool
-    ) -> str | None:
+    ) -> Reaction | None:
         called = {c.name for m in transcript if m.tool_calls for c in m.tool_calls}
         described = described_call(answer, specs, called)
+        if described is not None and described.arguments is not None:
+            # The reply wrote the tool and every required argument: that is the call. Told to make
+            # it, the bundled model answered that it would, or that it cannot.
+            return Reaction("a call described with its arguments", call=(described.tool, described.arguments))
         if described is not None:
-            return corrective_message(described, text_mode=text_mode)
+            return Reaction("a described call", corrective_message(described, text_mode=text_mode))
         unread = unread_file(specs, transcript)
         if unread is not None:
+            # Told to read it, the bundled model answered "I don't have the ability to read files".
             reader, name = unread
-            return read_first_message(reader, name, text_mode=text_mode)
+            return Reaction(f"{name} was not read", call=(reader, {"path": name}))
         made_up = head_arithmetic(answer, specs, transcript, called)
         if made_up is not None:
             calculator, number = made_up
-            return calculate_message(calculator, number, text_mode=text_mode)
+            return Reaction("head arithmetic", calculate_message(calculator, number, text_mode=text_mode))
         if unstated_result(answer, transcript):
-            return UNSTATED_RESULT
+            return Reaction("the result is not stated", UNSTATED_RESULT)
         return None
 
 
@@ -181,17 +199,6 @@ def unread_file(specs: list[dict[str, Any]], transcript: list[AgentMessage]) -> 
     return None
 
 
-def _exact_call(tool: str, arguments: dict[str, Any], text_mode: bool) -> str:
-    """The call written out whole, in the form this brain's replies are read in. Small models copy
-    a call they are shown; one told to make "a real tool call" often only says it will. Native
-    replies are read for a JSON call in their text too (``_protocol``), so the JSON form works
-    whether the server's template turns it into a tool call or not."""
-    written = json.dumps(arguments, ensure_ascii=False)
-    if text_mode:
-        return f"Action: {tool}\nAction Input: {written}"
-    return f'{{"name": "{tool}", "arguments": {written}}}'
-
-
 def _call_format(text_mode: bool) -> str:
     """How the model is asked to make the call: the text protocol's two lines, or a native call."""
     return (
@@ -199,13 +206,6 @@ def _call_format(text_mode: bool) -> str:
         if text_mode
         else " (a real tool call)"
     )
-
-
-def read_first_message(reader: str, name: str, *, text_mode: bool) -> str:
-    # The call comes first and whole: told "You have not read notes.txt", the bundled model
-    # answered "I have not read notes.txt."
-    call = _exact_call(reader, {"path": name}, text_mode)
-    return f"Call {reader} now, exactly like this:\n{call}\nThen answer from what {name} says."
 
 
 def may_be_nudged(nudges: Nudges, specs: list[dict[str, Any]], transcript: list[AgentMessage]) -> bool:
@@ -415,13 +415,6 @@ def calculate_message(calculator: str, number: str, *, text_mode: bool) -> str:
 
 def corrective_message(described: DescribedCall, *, text_mode: bool) -> str:
     """One short instruction: make the call now instead of describing it."""
-    if described.arguments is not None:
-        call = _exact_call(described.tool, described.arguments, text_mode)
-        what = "run the command" if set(described.arguments) == {"command"} else "call it"
-        return (
-            f"Do not describe {described.tool}: {what} yourself now, exactly like this:\n{call}\n"
-            "Then answer with its result."
-        )
     how = _call_format(text_mode)
     return f"Do not describe {described.tool}: call it yourself now{how}, then answer with its result."
 

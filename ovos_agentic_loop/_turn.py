@@ -122,6 +122,40 @@ class Turn:
                     self.transcript.append(AgentMessage(MessageRole.USER, UNREADABLE_CALL))
                     continue
                 parsed = self._interpret(reply)
+                if not parsed.calls and not parsed.problem:
+                    answer = parsed.answer if parsed.answer is not None else clean_answer(reply.content)
+                    if not answer and self.corrections < cfg.max_corrections:
+                        # Asked at once for an answer without tools, the bundled model, which had
+                        # just got an error from the calculator, worked the sum out in its head.
+                        self.corrections += 1
+                        self._emit("notice", message="empty reply; asking again")
+                        self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text))
+                        self.transcript.append(AgentMessage(MessageRole.USER, EMPTY_REPLY))
+                        continue
+                    if not answer:
+                        return (yield from self._forced_answer("empty", stream))
+                    reaction = self.nudges.react(
+                        answer, toolset.specs, self.transcript, text_mode=self.setup.text_mode
+                    )
+                    if reaction is None:
+                        return self._finish(answer, "answer")
+                    if reaction.message is not None:  # "call it now", "answer with the result", ...
+                        self._emit(
+                            "notice", message=f"the answer does not stand ({reaction.why}); asking again"
+                        )
+                        self.transcript.append(
+                            AgentMessage(MessageRole.ASSISTANT, parsed.kept_text or answer)
+                        )
+                        self.transcript.append(AgentMessage(MessageRole.USER, reaction.message))
+                        continue
+                    # The call the answer described, or the read it skipped: the loop makes it, as if
+                    # the model had (told to, the bundled model says it will, or that it cannot).
+                    assert reaction.call is not None
+                    self._emit(
+                        "notice", message=f"the answer does not stand ({reaction.why}); making the call"
+                    )
+                    parsed = ParsedReply(calls=[ParsedCall(*reaction.call)], kept_text="")
+                    reply = AgentMessage(MessageRole.ASSISTANT, "")
                 if parsed.calls:
                     calls = self._as_tool_calls(reply, parsed)
                     caller_calls = [c for c in calls if c.name in toolset.caller_names]
@@ -142,34 +176,13 @@ class Turn:
                         return (yield from self._forced_answer("repetition", stream))
                     self._run_tools(parsed, own_calls)
                     continue
-                if parsed.problem:
-                    if self.corrections >= cfg.max_corrections:  # its text is protocol: never the answer
-                        return (yield from self._forced_answer("unparsable", stream))
-                    self.corrections += 1
-                    self._emit("notice", message=f"unparsable reply ({parsed.problem}); asking again")
-                    self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text))
-                    self.transcript.append(AgentMessage(MessageRole.USER, parsed.correction()))
-                    continue
-                answer = parsed.answer if parsed.answer is not None else clean_answer(reply.content)
-                if not answer and self.corrections < cfg.max_corrections:
-                    # Asked at once for an answer without tools, the bundled model, which had just
-                    # got an error from the calculator, worked the sum out in its head, wrongly.
-                    self.corrections += 1
-                    self._emit("notice", message="empty reply; asking again")
-                    self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text))
-                    self.transcript.append(AgentMessage(MessageRole.USER, EMPTY_REPLY))
-                    continue
-                if not answer:
-                    return (yield from self._forced_answer("empty", stream))
-                nudge = self.nudges.react(
-                    answer, toolset.specs, self.transcript, text_mode=self.setup.text_mode
-                )
-                if nudge is not None:  # an answer that only describes a call: "call it now", once
-                    self._emit("notice", message="the reply described a tool call; asking for the call")
-                    self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text or answer))
-                    self.transcript.append(AgentMessage(MessageRole.USER, nudge))
-                    continue
-                return self._finish(answer, "answer")
+                # its text is protocol: never the answer
+                if self.corrections >= cfg.max_corrections:
+                    return (yield from self._forced_answer("unparsable", stream))
+                self.corrections += 1
+                self._emit("notice", message=f"unparsable reply ({parsed.problem}); asking again")
+                self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text))
+                self.transcript.append(AgentMessage(MessageRole.USER, parsed.correction()))
         except BrainCallTimeout:
             if self._answer_begun():
                 return self._cut_short("time_budget", CUT_BY_TIME)

@@ -55,25 +55,32 @@ def test_a_message_the_model_did_not_act_on_is_not_sent_again(demo_tools: DemoTo
     assert len(brain.calls) == 2
 
 
-@pytest.mark.parametrize(
-    ("mode", "call"),
-    [
-        ("native", '{"name": "add", "arguments": {"a": 2, "b": 3}}'),
-        ("text", 'Action: add\nAction Input: {"a": 2, "b": 3}'),
-    ],
-)
-def test_a_described_call_with_its_arguments_is_shown_whole(
-    demo_tools: DemoToolBox, mode: str, call: str
-) -> None:
-    # small models copy a call they are shown: the arguments the reply wrote come back as the call
+@pytest.mark.parametrize("mode", ["native", "text"])
+def test_a_described_call_with_its_arguments_is_made_by_the_loop(demo_tools: DemoToolBox, mode: str) -> None:
+    # the reply wrote the tool and every required argument: that is the call. Told to make it, the
+    # bundled model answered that it would, or that it could not
     brain = ScriptedBrain(
-        ['To add them, use the `add` function with {"a": 2, "b": 3}.', call, "2 plus 3 is 5."],
+        ['To add them, use the `add` function with {"a": 2, "b": 3}.', "2 plus 3 is 5."],
         supports_tools=mode == "native",
     )
     answer = engine_with(brain, [demo_tools], mode=mode).continue_chat(user("what is 2 + 3?"))
     assert answer.content == "2 plus 3 is 5."
-    assert f"exactly like this:\n{call}\n" in brain.calls[1].last.content
-    assert '"value": 5.0' in brain.calls[2].last.content  # the copied call ran
+    assert "5.0" in brain.calls[1].last.content  # the described call ran: its result is what the model sees
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        'Use the `add` function with {"a": 2}.',  # a required argument is missing
+        'Use the `add` function with {"a": 2, "b": 3, "c": 4}.',  # not its parameters
+    ],
+)
+def test_a_described_call_with_incomplete_arguments_is_asked_for(demo_tools: DemoToolBox, reply: str) -> None:
+    brain = ScriptedBrain([reply, tool_call("add", a=2, b=3), "2 plus 3 is 5."])
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 2 + 3?"))
+    assert answer.content == "2 plus 3 is 5."
+    assert "Do not describe add: call it yourself now" in brain.calls[1].last.content
     brain.assert_complete()
 
 
@@ -148,21 +155,16 @@ def test_ordinary_answers_stand(demo_tools: DemoToolBox, reply: str) -> None:
     assert len(brain.calls) == 1
 
 
-def test_a_described_command_is_asked_to_run_with_the_command_tool(tmp_path: Path) -> None:
+def test_a_described_command_is_run_with_the_command_tool(tmp_path: Path) -> None:
     (tmp_path / "story.txt").write_text("one two three\n")
-    brain = ScriptedBrain(
-        [
-            "I'll run `wc -w story.txt` to count the words.",
-            tool_call("run_command", command="wc -w story.txt"),
-            "story.txt has 3 words.",
-        ]
-    )
+    brain = ScriptedBrain(["I'll run `wc -w story.txt` to count the words.", "story.txt has 3 words."])
     answer = engine_with(brain, [shell(tmp_path)]).continue_chat(user("How many words in story.txt?"))
     assert answer.content == "story.txt has 3 words."
-    nudge = brain.calls[1].last.content
-    shown = '{"name": "run_command", "arguments": {"command": "wc -w story.txt"}}'
-    assert f"run the command yourself now, exactly like this:\n{shown}" in nudge
-    assert '"stdout": "3 story.txt' in brain.calls[2].last.content
+    made = brain.calls[1].messages[-2]
+    assert made.tool_calls[0].name == "run_command"
+    assert made.tool_calls[0].arguments == {"command": "wc -w story.txt"}
+    assert '"stdout": "3 story.txt' in brain.calls[1].last.content
+    brain.assert_complete()
 
 
 @pytest.mark.parametrize(

@@ -28,24 +28,23 @@ def boxes(tmp_path: Path) -> list[ToolBox]:
     ]
 
 
-def test_an_answer_without_reading_the_named_file_is_sent_back_once(boxes: list[ToolBox]) -> None:
+def test_an_answer_without_reading_the_named_file_gets_the_file_read(boxes: list[ToolBox]) -> None:
     brain = ScriptedBrain(
         [
             tool_call("evaluate_expression", expression="15% of 80"),
             "15% of the budget is 12.",
-            tool_call("read_file", path="notes.txt"),
+            # the loop reads notes.txt itself: told to, the bundled model said it cannot read files
             tool_call("evaluate_expression", expression="15% of 4200"),
             "15% of the budget is 630.",
         ]
     )
     answer = engine_with(brain, boxes).continue_chat(user(QUESTION))
     assert answer.content == "15% of the budget is 630."
-    nudge = brain.calls[2].last
-    assert nudge.role == MessageRole.USER
-    # the call first and whole: told "You have not read notes.txt", the bundled model said just that
-    assert nudge.content.startswith(
-        'Call read_file now, exactly like this:\n{"name": "read_file", "arguments": {"path": "notes.txt"}}'
-    )
+    seen = brain.calls[2]
+    assert seen.last.role == MessageRole.TOOL and "Budget: 4200 euros." in seen.last.content
+    made = seen.messages[-2]
+    assert made.tool_calls[0].name == "read_file" and made.tool_calls[0].arguments == {"path": "notes.txt"}
+    assert not any("is 12." in (m.content or "") for m in seen.messages)  # the made-up answer is gone
     brain.assert_complete()
 
 
@@ -78,8 +77,7 @@ def test_a_stream_says_only_the_answer_after_reading(
 ) -> None:
     brain = ScriptedBrain(
         [
-            in_chunks("The budget ", "is unknown. ", "Sorry."),
-            tool_call("read_file", path="notes.txt"),
+            in_chunks("The budget ", "is unknown. ", "Sorry."),  # the loop reads notes.txt
             in_chunks("The budget ", "is 4200 euros."),
         ]
     )
