@@ -46,7 +46,6 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 from ovos_agentic_loop._protocol import MAX_CALL_SCAN_CHARS, json_values
 
 __all__ = [
-    "UNSTATED_RESULT",
     "Nudges",
     "Reaction",
     "calculator_tool",
@@ -156,8 +155,9 @@ class Nudges:
         if made_up is not None:
             calculator, number = made_up
             return Reaction("head arithmetic", calculate_message(calculator, number, text_mode=text_mode))
-        if unstated_result(answer, transcript):
-            return Reaction("the result is not stated", UNSTATED_RESULT)
+        values = unstated_result(answer, transcript)
+        if values is not None:
+            return Reaction("the result is not stated", unstated_message(values))
         return None
 
 
@@ -471,11 +471,20 @@ def _leaves(value: Any) -> list[str]:
     return [text] if text else []
 
 
-#: Said to an answer that follows tool results and states none of them.
-UNSTATED_RESULT = (
-    "Your reply does not say what the result is. Answer my question now, in plain sentences, "
-    "with the values from the tool result above."
-)
+#: Most characters of the result's values quoted back to an answer that states none of them.
+MAX_QUOTED_CHARS = 300
+
+
+def unstated_message(values: str) -> str:
+    """Said to an answer that follows tool results and states none of them. The values are
+    quoted: asked only to "give the values", the bundled model repeated its narration."""
+    quoted = values if len(values) <= MAX_QUOTED_CHARS else values[:MAX_QUOTED_CHARS] + "…"
+    return (
+        f"Your reply does not say what the result is. The result was: {quoted}\n"
+        "Answer my question now with it, in plain sentences."
+    )
+
+
 # Words that carry no result: a narration ("This is the result of the calculation") is made of them.
 _EMPTY_WORDS = frozenset(
     [
@@ -525,9 +534,9 @@ _NARRATION = re.compile(
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
-def unstated_result(answer: str, transcript: list[AgentMessage]) -> bool:
-    """True when ``answer`` comes right after successful tool results, talks about the call or its
-    result, and holds none of their values.
+def unstated_result(answer: str, transcript: list[AgentMessage]) -> str | None:
+    """The results' values, when ``answer`` comes right after successful tool results, talks about
+    the call or its result, and holds none of those values; else None.
 
     A value is a number of a result (0 and 1, which are mostly status codes, do not count), or a
     word in one that is not a JSON key and not an empty word. A result with no such value (an
@@ -542,15 +551,17 @@ def unstated_result(answer: str, transcript: list[AgentMessage]) -> bool:
             results.append(content)
     numbers: set[float] = set()
     words: set[str] = set()
-    for content in results:
-        for text in _value_texts(content):
-            numbers.update(float(n) for n in _numbers(text) if float(n) not in (0.0, 1.0))
-            words.update(w for w in (m.lower() for m in _WORD.findall(text)) if w not in _EMPTY_WORDS)
+    texts = [text for content in reversed(results) for text in _value_texts(content)]
+    for text in texts:
+        numbers.update(float(n) for n in _numbers(text) if float(n) not in (0.0, 1.0))
+        words.update(w for w in (m.lower() for m in _WORD.findall(text)) if w not in _EMPTY_WORDS)
     if (not numbers and not words) or not _NARRATION.search(answer):
-        return False
+        return None
     if any(_grounded(n, numbers) for n in _numbers(answer)):
-        return False
-    return not any(w.lower() in words for w in _WORD.findall(answer))
+        return None
+    if any(w.lower() in words for w in _WORD.findall(answer)):
+        return None
+    return "; ".join(texts)
 
 
 def _value_texts(content: str) -> list[str]:
