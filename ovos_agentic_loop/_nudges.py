@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,39 +127,39 @@ class Nudges:
         budget is spent)."""
         if self.sent >= MAX_NUDGES or not specs:
             return None
-        reaction = self._reaction(answer, specs, transcript, text_mode)
-        # Sent twice, a message is parroted back ("The file notes.txt does not exist."): the
-        # answer stands instead.
-        if reaction is None or reaction.key in self.done:
-            return None
-        self.sent += 1
-        self.done.add(reaction.key)
-        return reaction
+        # Sent twice, a message is parroted back ("The file notes.txt does not exist."): the next
+        # reaction that applies is taken instead, or the answer stands.
+        for reaction in self._reactions(answer, specs, transcript, text_mode):
+            if reaction.key not in self.done:
+                self.sent += 1
+                self.done.add(reaction.key)
+                return reaction
+        return None
 
-    def _reaction(
+    def _reactions(
         self, answer: str, specs: list[dict[str, Any]], transcript: list[AgentMessage], text_mode: bool
-    ) -> Reaction | None:
+    ) -> Iterator[Reaction]:
+        """Every reaction that applies to ``answer``, the most useful first."""
         called = {c.name for m in transcript if m.tool_calls for c in m.tool_calls}
         described = described_call(answer, specs, called)
         if described is not None and described.arguments is not None:
             # The reply wrote the tool and every required argument: that is the call. Told to make
             # it, the bundled model answered that it would, or that it cannot.
-            return Reaction("a call described with its arguments", call=(described.tool, described.arguments))
-        if described is not None:
-            return Reaction("a described call", corrective_message(described, text_mode=text_mode))
+            yield Reaction("a call described with its arguments", call=(described.tool, described.arguments))
+        elif described is not None:
+            yield Reaction("a described call", corrective_message(described, text_mode=text_mode))
         unread = unread_file(specs, transcript)
         if unread is not None:
             # Told to read it, the bundled model answered "I don't have the ability to read files".
             reader, name = unread
-            return Reaction(f"{name} was not read", call=(reader, {"path": name}))
+            yield Reaction(f"{name} was not read", call=(reader, {"path": name}))
         made_up = head_arithmetic(answer, specs, transcript, called)
         if made_up is not None:
             calculator, number = made_up
-            return Reaction("head arithmetic", calculate_message(calculator, number, text_mode=text_mode))
+            yield Reaction("head arithmetic", calculate_message(calculator, number, text_mode=text_mode))
         values = unstated_result(answer, transcript)
         if values is not None:
-            return Reaction("the result is not stated", unstated_message(values))
-        return None
+            yield Reaction("the result is not stated", unstated_message(values))
 
 
 # A file named in a question: notes.txt, data/numbers.csv, logs/app.log.

@@ -51,6 +51,10 @@ UNREADABLE_CALL = (
     "Call the tool again with its arguments as one valid JSON object, or answer directly."
 )
 EMPTY_REPLY = "Your reply was empty. Make the tool call you need next, or answer from the results above."
+REPEATED_RESULT = (
+    "Your reply only repeated a tool result. Make the tool call you need next, or answer my question "
+    "with the results above, in plain sentences."
+)
 REPEATS_ALLOWED = 2  # the third identical call is refused and the turn ends
 REMINDER = (
     "Not run again: this exact call already succeeded, its result is above. Use it now: answer, "
@@ -130,7 +134,10 @@ class Turn:
                         self.corrections += 1
                         self._emit("notice", message="empty reply; asking again")
                         self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text))
-                        self.transcript.append(AgentMessage(MessageRole.USER, EMPTY_REPLY))
+                        # A reply that only invented a tool result is "empty" too; told its reply was
+                        # empty, the bundled model asked what results were meant.
+                        again = REPEATED_RESULT if (reply.content or "").strip() else EMPTY_REPLY
+                        self.transcript.append(AgentMessage(MessageRole.USER, again))
                         continue
                     if not answer:
                         return (yield from self._forced_answer("empty", stream))
@@ -159,7 +166,8 @@ class Turn:
                 if parsed.calls:
                     calls = self._as_tool_calls(reply, parsed)
                     caller_calls = [c for c in calls if c.name in toolset.caller_names]
-                    own_calls = [c for c in calls if c.name not in toolset.caller_names]
+                    # one call written twice in a reply (in call syntax, then as JSON) runs once
+                    own_calls = _once([c for c in calls if c.name not in toolset.caller_names])
                     if caller_calls and not own_calls:
                         return self._hand_to_caller(caller_calls)
                     if caller_calls:  # mixed: run ours now; the model asks for the caller's again later
@@ -550,6 +558,14 @@ def _fold_system(messages: list[AgentMessage]) -> list[AgentMessage]:
             rest[i] = AgentMessage(MessageRole.USER, f"{system}\n\n---\n\n{message.content}")
             return rest
     return [AgentMessage(MessageRole.USER, system), *rest]
+
+
+def _once(calls: list[ToolCall]) -> list[ToolCall]:
+    """``calls`` without repeats of an identical call, in order."""
+    unique: dict[str, ToolCall] = {}
+    for call in calls:
+        unique.setdefault(_signature(call), call)
+    return list(unique.values())
 
 
 def _signature(call: ToolCall) -> str:

@@ -10,7 +10,7 @@ from conftest import DemoToolBox
 from engine_helpers import engine_with, user
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop._turn import EMPTY_REPLY
+from ovos_agentic_loop._turn import EMPTY_REPLY, REPEATED_RESULT
 from ovos_agentic_loop.errors import BrainError
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
 
@@ -214,3 +214,22 @@ def test_forced_answer_sees_tool_results_as_a_note_not_as_call_history(demo_tool
     assert note.count('- add({"a": 1, "b": 2}) returned: {"value": 3.0}') == 1  # the repeated call once
     assert "Do not call any tool now" in note
     assert not any(m.tool_calls for m in last)
+
+
+def test_a_reply_that_only_repeats_a_result_is_told_so(demo_tools: DemoToolBox) -> None:
+    # told its reply was empty, the bundled model asked what results were meant
+    echo = '<tool_response>\n{"value": 5.0}\n</tool_response>'
+    brain = ScriptedBrain([tool_call("add", a=2, b=3), echo, "2 plus 3 is 5."])
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("2 + 3?"))
+    assert answer.content == "2 plus 3 is 5."
+    assert brain.calls[2].last.content == REPEATED_RESULT
+    brain.assert_complete()
+
+
+def test_one_call_written_twice_in_a_reply_runs_once(demo_tools: DemoToolBox) -> None:
+    twice = '<tool_call>add(a=2, b=3)</tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}'
+    brain = ScriptedBrain([twice, "2 plus 3 is 5."])
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("2 + 3?"))
+    assert answer.content == "2 plus 3 is 5."
+    results = [m for m in brain.calls[1].messages if m.role == MessageRole.TOOL]
+    assert len(results) == 1 and "note" not in results[0].content.lower()

@@ -132,3 +132,22 @@ def test_a_long_result_is_quoted_cut() -> None:
 
     message = unstated_message("x" * 10_000)
     assert "x" * MAX_QUOTED_CHARS + "…" in message and "x" * (MAX_QUOTED_CHARS + 1) not in message
+
+
+def test_a_reaction_already_spent_gives_way_to_the_next_that_applies(maths: ToolBox) -> None:
+    # the bundled model, told once to stop describing a tool, called it, then wrote its earlier
+    # description again: "call it now" a second time is parroted, so the result is quoted instead
+    described = "To get it, you should use the `evaluate_expression` function with the percentage."
+    brain = ScriptedBrain(
+        [
+            described,
+            tool_call("evaluate_expression", expression="15% of 240"),
+            described,
+            "15% of 240 is 36.",
+        ]
+    )
+    answer = engine_with(brain, [maths]).continue_chat(user("What is 15% of 240?"))
+    assert answer.content == "15% of 240 is 36."
+    assert "Do not describe evaluate_expression" in brain.calls[1].last.content
+    assert brain.calls[3].last.content.startswith("Your reply does not say what the result is.")
+    brain.assert_complete()
