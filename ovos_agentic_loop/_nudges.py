@@ -52,9 +52,11 @@ __all__ = [
     "calculator_tool",
     "command_tool",
     "head_arithmetic",
+    "last_results",
     "may_be_nudged",
     "unknown_tool_hint",
     "unread_file",
+    "unstated_message",
     "unstated_result",
 ]
 
@@ -543,16 +545,9 @@ def unstated_result(answer: str, transcript: list[AgentMessage]) -> str | None:
     word in one that is not a JSON key and not an empty word. A result with no such value (an
     empty listing) asks for nothing; a number counts also rounded (21.33 of 21.3333).
     """
-    results = []
-    for message in reversed(transcript):
-        if message.role != MessageRole.TOOL:
-            break
-        content = message.content or ""
-        if not content.startswith("Error") and not content.startswith("Not run again"):
-            results.append(content)
+    texts = _last_values(transcript)
     numbers: set[float] = set()
     words: set[str] = set()
-    texts = [text for content in reversed(results) for text in _value_texts(content)]
     for text in texts:
         numbers.update(float(n) for n in _numbers(text) if float(n) not in (0.0, 1.0))
         words.update(w for w in (m.lower() for m in _WORD.findall(text)) if w not in _EMPTY_WORDS)
@@ -563,6 +558,24 @@ def unstated_result(answer: str, transcript: list[AgentMessage]) -> str | None:
     if any(w.lower() in words for w in _WORD.findall(answer)):
         return None
     return "; ".join(texts)
+
+
+def last_results(transcript: list[AgentMessage]) -> str | None:
+    """The values of the tool results the transcript ends with (those that succeeded), joined; None
+    when it does not end with one."""
+    texts = _last_values(transcript)
+    return "; ".join(texts) if texts else None
+
+
+def _last_values(transcript: list[AgentMessage]) -> list[str]:
+    results = []
+    for message in reversed(transcript):
+        if message.role != MessageRole.TOOL:
+            break
+        content = message.content or ""
+        if not content.startswith("Error") and not content.startswith("Not run again"):
+            results.append(content)
+    return [text for content in reversed(results) for text in _value_texts(content)]
 
 
 def _value_texts(content: str) -> list[str]:

@@ -24,7 +24,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 
 from ovos_agentic_loop._brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop._daemon_pool import DaemonPool
-from ovos_agentic_loop._nudges import Nudges, may_be_nudged
+from ovos_agentic_loop._nudges import Nudges, last_results, may_be_nudged, unstated_message
 from ovos_agentic_loop._observations import ToolOutcome, run_calls
 from ovos_agentic_loop._protocol import (
     NATIVE_GUIDANCE,
@@ -134,10 +134,9 @@ class Turn:
                         self.corrections += 1
                         self._emit("notice", message="empty reply; asking again")
                         self.transcript.append(AgentMessage(MessageRole.ASSISTANT, parsed.kept_text))
-                        # A reply that only invented a tool result is "empty" too; told its reply was
-                        # empty, the bundled model asked what results were meant.
-                        again = REPEATED_RESULT if (reply.content or "").strip() else EMPTY_REPLY
-                        self.transcript.append(AgentMessage(MessageRole.USER, again))
+                        self.transcript.append(
+                            AgentMessage(MessageRole.USER, self._empty_reply_message(reply))
+                        )
                         continue
                     if not answer:
                         return (yield from self._forced_answer("empty", stream))
@@ -464,6 +463,16 @@ class Turn:
             self._emit("notice", message=f"the same call was requested {worst} times; ending the turn")
             return True
         return False
+
+    def _empty_reply_message(self, reply: AgentMessage) -> str:
+        """What to say to an empty reply. Right after a tool result the bundled model sometimes
+        writes nothing, and told so, announces the call it just made: the result is quoted. A
+        reply that only invented a result is "empty" too; told its reply was empty, the model
+        asked what results were meant."""
+        values = last_results(self.transcript[:-1])  # before the empty reply just appended
+        if values is not None:
+            return unstated_message(values)
+        return REPEATED_RESULT if (reply.content or "").strip() else EMPTY_REPLY
 
     def _repeat_note(self, outcome: ToolOutcome) -> str:
         if self.call_counts[_signature(outcome.call)] < REPEATS_ALLOWED:

@@ -98,6 +98,18 @@ def test_empty_reply_never_gives_an_empty_answer(demo_tools: DemoToolBox) -> Non
     brain.assert_complete()
 
 
+def test_an_empty_reply_after_a_result_gets_the_result_quoted(demo_tools: DemoToolBox) -> None:
+    # right after a tool result the bundled model wrote nothing; told its reply was empty, it
+    # announced the call it had just made
+    brain = ScriptedBrain([tool_call("add", a=2, b=3), "", "2 plus 3 is 5."])
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("2 + 3?"))
+    assert answer.content == "2 plus 3 is 5."
+    assert brain.calls[2].last.content.startswith(
+        "Your reply does not say what the result is. The result was: 5.0"
+    )
+    brain.assert_complete()
+
+
 def test_an_empty_reply_after_an_error_is_asked_again_with_tools(demo_tools: DemoToolBox) -> None:
     # the bundled model, given a calculator error and then asked for an answer without tools,
     # worked the sum out in its head; asked again with tools, it can still make the call
@@ -216,14 +228,18 @@ def test_forced_answer_sees_tool_results_as_a_note_not_as_call_history(demo_tool
     assert not any(m.tool_calls for m in last)
 
 
-def test_a_reply_that_only_repeats_a_result_is_told_so(demo_tools: DemoToolBox) -> None:
+def test_a_reply_that_only_invents_a_result_is_told_so(demo_tools: DemoToolBox) -> None:
     # told its reply was empty, the bundled model asked what results were meant
     echo = '<tool_response>\n{"value": 5.0}\n</tool_response>'
-    brain = ScriptedBrain([tool_call("add", a=2, b=3), echo, "2 plus 3 is 5."])
+    brain = ScriptedBrain([echo, "2 plus 3 is 5."])
     answer = engine_with(brain, [demo_tools]).continue_chat(user("2 + 3?"))
     assert answer.content == "2 plus 3 is 5."
-    assert brain.calls[2].last.content == REPEATED_RESULT
+    assert brain.calls[1].last.content == REPEATED_RESULT
     brain.assert_complete()
+    # right after a real result, the real result is quoted instead
+    brain = ScriptedBrain([tool_call("add", a=2, b=3), echo, "2 plus 3 is 5."])
+    assert engine_with(brain, [demo_tools]).continue_chat(user("2 + 3?")).content == "2 plus 3 is 5."
+    assert "The result was: 5.0" in brain.calls[2].last.content
 
 
 def test_one_call_written_twice_in_a_reply_runs_once(demo_tools: DemoToolBox) -> None:
