@@ -252,7 +252,8 @@ def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -
 
 def _written_arguments(answer: str, name: str, specs: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The arguments of ``name`` as the answer wrote them: a JSON object of its parameters with
-    every required one ("with the expression {"expression": "sqrt(1764)"}"), else None."""
+    every required one ("with the expression {"expression": "sqrt(1764)"}"), or the quoted value
+    of its only required text parameter ("with the expression "sqrt(1764)""); else None."""
     function: dict[str, Any] = next(
         (s["function"] for s in specs if s.get("function", {}).get("name") == name), {}
     )
@@ -262,6 +263,16 @@ def _written_arguments(answer: str, name: str, specs: list[dict[str, Any]]) -> d
     for value in json_values(answer[:MAX_CALL_SCAN_CHARS]):
         if isinstance(value, dict) and value and set(value) <= known and required <= set(value):
             return value
+    if len(required) == 1:  # "with the expression "sqrt(1764)"": the one required text, quoted
+        (only,) = required
+        if ((parameters.get("properties") or {}).get(only) or {}).get("type") == "string":
+            quoted = re.search(
+                rf"\b{re.escape(only)}\s*[:=]?\s*(?:\\)?([\"'`])([^\"'`\n]{{1,500}})\1",
+                answer[:MAX_CALL_SCAN_CHARS],
+                re.IGNORECASE,
+            )
+            if quoted:
+                return {only: quoted.group(2)}
     return None
 
 

@@ -72,6 +72,24 @@ def test_a_described_call_with_its_arguments_is_made_by_the_loop(demo_tools: Dem
 @pytest.mark.parametrize(
     "reply",
     [
+        'To calculate it, use the evaluate_expression function with the expression "sqrt(1764)".',
+        "Call `evaluate_expression` with expression='sqrt(1764)'.",
+        'Use the evaluate_expression tool with {"expression": "sqrt(1764)"}.',
+    ],
+)
+def test_the_only_required_text_quoted_is_the_call(reply: str) -> None:
+    maths = find_toolbox_plugins()["ovos-math-tools"](config={})
+    brain = ScriptedBrain([reply, "The square root of 1764 is 42."])
+    answer = engine_with(brain, [maths]).continue_chat(user("What is the square root of 1764?"))
+    assert answer.content == "The square root of 1764 is 42."
+    made = brain.calls[1].messages[-2].tool_calls[0]
+    assert (made.name, made.arguments) == ("evaluate_expression", {"expression": "sqrt(1764)"})
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
         'Use the `add` function with {"a": 2}.',  # a required argument is missing
         'Use the `add` function with {"a": 2, "b": 3, "c": 4}.',  # not its parameters
     ],
