@@ -92,6 +92,9 @@ class DescribedCall:
 
     tool: str
     arguments: dict[str, Any] | None = None
+    # A command line is never run for the model: prose names a command by its program (`wc -l`)
+    # and leaves the file elsewhere in the sentence; run as written, it counted nothing.
+    command_line: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,7 @@ class Nudges:
         """Every reaction that applies to ``answer``, the most useful first."""
         called = {c.name for m in transcript if m.tool_calls for c in m.tool_calls}
         described = described_call(answer, specs, called)
-        if described is not None and described.arguments is not None:
+        if described is not None and described.arguments is not None and not described.command_line:
             # The reply wrote the tool and every required argument: that is the call. Told to make
             # it, the bundled model answered that it would, or that it cannot.
             yield Reaction("a call described with its arguments", call=(described.tool, described.arguments))
@@ -236,17 +239,17 @@ def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -
     names = [str(s.get("function", {}).get("name", "")) for s in specs]
     for name in names:
         if name and name not in called and _names_tool(answer, name):
-            return DescribedCall(name, _written_arguments(answer, name, specs))
+            return DescribedCall(name, _written_arguments(answer, name, specs), name == command_tool(specs))
     for name in names:  # a tool called before, announced again: "I will call X with ..."
         if name and name in called and _announces(answer, name):
-            return DescribedCall(name, _written_arguments(answer, name, specs))
+            return DescribedCall(name, _written_arguments(answer, name, specs), name == command_tool(specs))
     runner = command_tool(specs)
     if runner is None or runner in called:
         return None
     for command in _written_commands(answer):
         program = command.split()[0]
         if is_program(program, specs):
-            return DescribedCall(runner, {"command": command})
+            return DescribedCall(runner, {"command": command}, command_line=True)
     return None
 
 
@@ -430,6 +433,10 @@ def calculate_message(calculator: str, number: str, *, text_mode: bool) -> str:
 def corrective_message(described: DescribedCall, *, text_mode: bool) -> str:
     """One short instruction: make the call now instead of describing it."""
     how = _call_format(text_mode)
+    if described.command_line and described.arguments is not None:
+        arguments = json.dumps(described.arguments, ensure_ascii=False)
+        what = f"Do not tell me the command: run it yourself now with {described.tool} {arguments}"
+        return f"{what}{how}, then answer with its result."
     return f"Do not describe {described.tool}: call it yourself now{how}, then answer with its result."
 
 
@@ -499,44 +506,17 @@ def unstated_message(values: str) -> str:
     )
 
 
-# Words that carry no result: a narration ("This is the result of the calculation") is made of them.
-_EMPTY_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "with",
-        "true",
-        "false",
-        "null",
-        "none",
-        "yes",
-        "no",
-        "ok",
-    ]
+# Words that carry no result: a narration ("This is the result of the calculation", "returning the
+# total number of files") is made of them.
+_FUNCTION_WORDS = (
+    "a an and are as at be by for from has have in is it its of on or that the this to was were with "
+    "true false null none yes no ok"
 )
+_RESULT_WORDS = (
+    "total number count list listing files file folder directory lines line output result value "
+    "returned exit code success successful error"
+)
+_EMPTY_WORDS = frozenset(f"{_FUNCTION_WORDS} {_RESULT_WORDS}".split())
 # An answer about the call instead of its outcome speaks of these ("the result of the calculation",
 # "the command executed successfully", "the statistics_summary function call"). A short answer
 # without them ("Done.") is left alone: it may be all a write needs.

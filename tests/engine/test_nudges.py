@@ -173,15 +173,23 @@ def test_ordinary_answers_stand(demo_tools: DemoToolBox, reply: str) -> None:
     assert len(brain.calls) == 1
 
 
-def test_a_described_command_is_run_with_the_command_tool(tmp_path: Path) -> None:
+def test_a_described_command_is_asked_for_never_run_for_the_model(tmp_path: Path) -> None:
+    # prose names a command by its program and leaves the file elsewhere in the sentence: run as
+    # written, `wc -l` counted nothing; the model is shown the command and makes the call
     (tmp_path / "story.txt").write_text("one two three\n")
-    brain = ScriptedBrain(["I'll run `wc -w story.txt` to count the words.", "story.txt has 3 words."])
+    brain = ScriptedBrain(
+        [
+            "To count the words of story.txt, you can use the shell command `wc -w`.",
+            tool_call("run_command", command="wc -w story.txt"),
+            "story.txt has 3 words.",
+        ]
+    )
     answer = engine_with(brain, [shell(tmp_path)]).continue_chat(user("How many words in story.txt?"))
     assert answer.content == "story.txt has 3 words."
-    made = brain.calls[1].messages[-2]
-    assert made.tool_calls[0].name == "run_command"
-    assert made.tool_calls[0].arguments == {"command": "wc -w story.txt"}
-    assert '"stdout": "3 story.txt' in brain.calls[1].last.content
+    nudge = brain.calls[1].last.content
+    assert 'run it yourself now with run_command {"command": "wc -w"}' in nudge
+    assert not brain.calls[1].messages[-2].tool_calls  # nothing was run before the model's own call
+    assert '"stdout": "3 story.txt' in brain.calls[2].last.content
     brain.assert_complete()
 
 

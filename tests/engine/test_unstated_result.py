@@ -59,6 +59,21 @@ def test_a_narrated_result_is_sent_back_once(
     brain.assert_complete()
 
 
+def test_a_word_that_describes_results_is_not_one(shell: ToolBox) -> None:
+    # "total" is in ls -l's output and in the narration: it states nothing
+    narration = (
+        "The command `ls -la data` was executed successfully, returning a list of files. The output "
+        "included the total number of files and directories."
+    )
+    brain = ScriptedBrain(
+        [tool_call("run_command", command="ls -la data"), narration, "config.json, numbers.csv."]
+    )
+    answer = engine_with(brain, [shell]).continue_chat(user("Use ls to list the files in the data folder."))
+    assert answer.content == "config.json, numbers.csv."
+    assert "config.json" in brain.calls[2].last.content
+    brain.assert_complete()
+
+
 def test_a_status_code_is_not_a_result(shell: ToolBox) -> None:
     # the listing's names are the result; the exit code 0 the narration quotes is not
     narration = (
