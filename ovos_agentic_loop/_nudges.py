@@ -243,6 +243,10 @@ def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -
     for name in names:  # a tool called before, announced again: "I will call X with ..."
         if name and name in called and _announces(answer, name):
             return DescribedCall(name, _written_arguments(answer, name, specs), name == command_tool(specs))
+    by_parameter = _names_parameter(answer, specs)
+    if by_parameter is not None:
+        arguments = _written_arguments(answer, by_parameter, specs)
+        return DescribedCall(by_parameter, arguments, by_parameter == command_tool(specs))
     runner = command_tool(specs)
     if runner is None or runner in called:
         return None
@@ -283,16 +287,37 @@ def _announces(answer: str, name: str) -> bool:
     """The answer says it is about to call ``name``, or tells the user to ("I will call the
     evaluate_expression function with ...", "you can use the `days_between` function with ..."):
     a summary of a call made says what was done, not what will be."""
+    # "I will call", "you can use", or an imperative at a clause start ("To find it, use the ...").
+    who = (
+        r"(?:\b(?:i will|i'll|let me|i am going to|i'm going to|i need to|now i|you can|you could|"
+        r"you should|you need to|we can)\s+(?:now\s+)?|(?:^|[.,;:!?]\s*)(?:just\s+)?)"
+    )
+    verb = r"(?:call|use|run|invoke|try)\b"
     return (
         re.search(
-            r"\b(?:i will|i'll|let me|i am going to|i'm going to|i need to|now i|you can|you could|"
-            r"you should|you need to|we can)\s+(?:now\s+)?"
-            rf"(?:call|use|run|invoke|try)\b[^.\n]{{0,40}}?(?<![\w-]){re.escape(name)}(?![\w-])",
+            rf"{who}{verb}[^.\n]{{0,40}}?(?<![\w-]){re.escape(name)}(?![\w-])",
             answer,
-            re.IGNORECASE,
+            re.IGNORECASE | re.MULTILINE,
         )
         is not None
     )
+
+
+# "use `end_date` as `2026-12-31`": a parameter written as code, with a cue that it is to be set.
+_SETS_PARAMETER = re.compile(r"\b(?:use|set|sets|setting|with|as|to|pass|give)\b", re.IGNORECASE)
+
+
+def _names_parameter(answer: str, specs: list[dict[str, Any]]) -> str | None:
+    """The tool whose distinctive parameter (``end_date``, with an underscore) the answer writes
+    backticked while telling how to set it: a description of its call without its name."""
+    if not _SETS_PARAMETER.search(answer):
+        return None
+    for spec in specs:
+        function = spec.get("function", {})
+        for parameter in (function.get("parameters") or {}).get("properties") or {}:
+            if "_" in parameter and f"`{parameter}`" in answer:
+                return str(function.get("name", "")) or None
+    return None
 
 
 def _names_tool(answer: str, name: str) -> bool:

@@ -131,6 +131,7 @@ def test_a_second_described_call_in_a_chain_is_also_sent_back(tmp_path: Path) ->
     [
         "I will call the `add` function with a=2 and b=3.",
         "To get the sum, you can use the `add` function with a set to 2 and b set to 3.",
+        "To get the sum, use the `add` function with a=2 and b=3.",
     ],
 )
 def test_announcing_a_tool_already_called_is_a_description(
@@ -279,3 +280,28 @@ def test_no_function_hint_for_names_the_calculator_does_not_list(name: str) -> N
     brain = ScriptedBrain([tool_call(name, numbers=[1]), "done"])
     engine_with(brain, [maths]).continue_chat(user("go"))
     assert "is a function of" not in brain.calls[1].last.content
+
+
+def test_a_call_described_by_its_parameters_is_asked_for() -> None:
+    # after days_between refused a date in an earlier year, the bundled model answered "use
+    # `end_date` as `2026-12-31`", naming no tool
+    clock = find_toolbox_plugins()["ovos-clock-tools"](config={})
+    brain = ScriptedBrain(
+        [
+            tool_call("days_between", start_date="today", end_date="2023-12-31"),
+            "To compute the days left until December 31 of this year, use `end_date` as `2026-12-31`.",
+            tool_call("days_between", start_date="2026-12-01", end_date="2026-12-31"),
+            "30 days are left.",
+        ]
+    )
+    answer = engine_with(brain, [clock]).continue_chat(user("How many days are left until December 31?"))
+    assert answer.content == "30 days are left."
+    assert "Do not describe days_between: call it yourself now" in brain.calls[2].last.content
+    brain.assert_complete()
+
+
+def test_a_parameter_name_in_an_ordinary_answer_stands() -> None:
+    clock = find_toolbox_plugins()["ovos-clock-tools"](config={})
+    brain = ScriptedBrain(["An end_date is the last day of a period."])
+    answer = engine_with(brain, [clock]).continue_chat(user("What is an end date?"))
+    assert answer.content == "An end_date is the last day of a period."

@@ -119,8 +119,8 @@ def test_days_from_today_to_an_earlier_year_are_refused_with_the_call_to_make(tb
     today = datetime.now(ZoneInfo("Europe/Lisbon")).date()
     stale = today.replace(year=today.year - 3, month=12, day=31)
     message = error_of(tb, "days_between", start_date="today", end_date=stale.isoformat())
-    assert f"for this year's date use end_date {today.year}-12-31" in message
-    assert "give it as start_date and 'today' as end_date" in message
+    assert f"for this year's date call again with end_date {today.year}-12-31" in message
+    assert f"for the days since {stale.isoformat()}, swap the two dates" in message
     leap = error_of(tb, "days_between", start_date="today", end_date="2020-02-29")
     assert "before today" in leap and "this year's date" not in leap  # no Feb 29 this year to offer
     # the days since a past date, dates that do not involve today, a later date: counted
