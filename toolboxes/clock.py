@@ -346,13 +346,17 @@ class ClockToolBox(ToolBox):
         today = self._now().date()
         if start != today or end.year >= today.year:
             return
+        # The likely fix comes first and whole; the other only as "swap the dates": offered
+        # "give it as start_date and 'today' as end_date", the bundled model copied that instead.
+        since = f"for the days since {end.isoformat()}, swap the two dates"
         try:
-            this_year = f"for this year's date use end_date {end.replace(year=today.year).isoformat()}; "
+            this_year = end.replace(year=today.year).isoformat()
         except ValueError:  # February 29
-            this_year = ""
+            fix = since
+        else:
+            fix = f"for this year's date call again with end_date {this_year} ({since})"
         raise ValueError(
-            f"end_date {end.isoformat()} is in {end.year}, before today ({today.isoformat()}): "
-            f"{this_year}to count the days since a past date, give it as start_date and 'today' as end_date"
+            f"end_date {end.isoformat()} is in {end.year}, before today ({today.isoformat()}): {fix}"
         )
 
     def _date(self, text: str) -> CalendarDate:
