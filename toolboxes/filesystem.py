@@ -309,7 +309,7 @@ class FileSystemToolBox(ToolBox):
             total=state.total,
             files_searched=state.files_searched,
             truncated=state.stopped or walk.truncated,
-            note=_search_note(state, walk.truncated),
+            note=_search_note(state, walk.truncated, args.glob),
         )
 
     def find_files(self, args: FindFilesArgs) -> FindFilesOutput:
@@ -399,8 +399,14 @@ class FileSystemToolBox(ToolBox):
         return [n if base == "." else f"{base}/{n}" for n in dict.fromkeys(found)][:3]
 
 
-def _search_note(state: SearchState, walk_truncated: bool) -> str:
+def _search_note(state: SearchState, walk_truncated: bool, glob: str = "*") -> str:
     notes = []
+    if state.total == 0 and glob.strip() not in ("*", "**", "**/*", ""):
+        # The bundled model copies the description's example ('*.md') and reports "no file
+        # mentions it" when the word is in a .txt file.
+        notes.append(
+            f"no match in the {state.files_searched} file(s) matching {glob!r}; glob '*' searches every file"
+        )
     if state.timed_out:
         notes.append(
             "the search ran out of time (the pattern may backtrack heavily, like '(a+)+'); "

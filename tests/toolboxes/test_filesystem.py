@@ -230,6 +230,12 @@ def test_search_in_files(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
     assert "1 binary file(s) were skipped" in out.note
     assert tb.call_tool("search_in_files", {"pattern": "(?i)todo", "glob": "*.py"}).total == 2
     assert tb.call_tool("search_in_files", {"pattern": "milk", "path": "notes/todo.txt"}).total == 1
+    # nothing found in the files a glob chose: the note says how to search them all (the bundled model
+    # copied the description's '*.md' and said no file mentioned a word that was in a .txt)
+    narrowed = tb.call_tool("search_in_files", {"pattern": "milk", "glob": "*.py"})
+    assert narrowed.total == 0
+    assert narrowed.note == "no match in the 1 file(s) matching '*.py'; glob '*' searches every file"
+    assert "glob '*'" not in tb.call_tool("search_in_files", {"pattern": "nowhere"}).note
     with pytest.raises(RuntimeError) as excinfo:
         tb.call_tool("search_in_files", {"pattern": "call("})
     assert "not a valid regular expression" in str(cause(excinfo))
