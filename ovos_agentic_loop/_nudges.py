@@ -147,6 +147,8 @@ class Nudges:
         """Every reaction that applies to ``answer``, the most useful first."""
         called = {c.name for m in transcript if m.tool_calls for c in m.tool_calls}
         described = described_call(answer, specs, called)
+        if described is None and not called and announces_work(answer):
+            yield Reaction("an announced step", ANNOUNCED_STEP)
         if described is not None and described.arguments is not None and not described.command_line:
             # The reply wrote the tool and every required argument: that is the call. Told to make
             # it, the bundled model answered that it would, or that it cannot.
@@ -165,6 +167,27 @@ class Nudges:
         values = unstated_result(answer, transcript)
         if values is not None:
             yield Reaction("the result is not stated", unstated_message(values))
+
+
+#: Said to an answer that only announces the work ("I will search for lines containing ...").
+ANNOUNCED_STEP = (
+    "Do not tell me what you will do: call the tool for it now (a real tool call), "
+    "then answer with its result."
+)
+# "To find the file, I will search for ...", "Let me check the log.": the whole answer is a step to
+# take, with a verb of the work tools do. Not "I'll add a note: ..." (no tool's work).
+_ANNOUNCED = re.compile(
+    r"^(?:to [^.!?\n]{1,120}, )?(?:i will|i'll|i am going to|i'm going to|let me|first,? i will)"
+    r"\s+(?:now\s+)?"
+    r"(?:search|find|read|list|check|calculate|compute|look|run|get|open|count|convert|fetch|"
+    r"determine|retrieve)\b[^.!?\n]*[.:]?$",
+    re.IGNORECASE,
+)
+
+
+def announces_work(answer: str) -> bool:
+    """The answer is one sentence that says which step comes next, and does not take it."""
+    return _ANNOUNCED.match(answer.strip()) is not None
 
 
 # A file named in a question: notes.txt, data/numbers.csv, logs/app.log.

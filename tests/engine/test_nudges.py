@@ -305,3 +305,38 @@ def test_a_parameter_name_in_an_ordinary_answer_stands() -> None:
     brain = ScriptedBrain(["An end_date is the last day of a period."])
     answer = engine_with(brain, [clock]).continue_chat(user("What is an end date?"))
     assert answer.content == "An end_date is the last day of a period."
+
+
+@pytest.mark.parametrize(
+    "announcement",
+    [
+        'To find the file that mentions the lighthouse, I will search for lines containing "lighthouse".',
+        "Let me check the log file.",
+        "I'll calculate that now.",
+    ],
+)
+def test_an_answer_that_only_announces_the_work_is_asked_for_the_call(
+    demo_tools: DemoToolBox, announcement: str
+) -> None:
+    # the bundled model on its stock template answered "Which file mentions the lighthouse?" with
+    # the step it would take, and took none
+    from ovos_agentic_loop._nudges import ANNOUNCED_STEP
+
+    brain = ScriptedBrain([announcement, tool_call("add", a=2, b=3), "Done: 5."])
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("go"))
+    assert answer.content == "Done: 5."
+    assert brain.calls[1].last.content == ANNOUNCED_STEP
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I'll add a note: the capital of France is Paris.",
+        "I will search for meaning all my life. Paris is the capital of France.",  # more than the step
+        "I found it: the file is notes.txt.",
+    ],
+)
+def test_answers_that_are_more_than_an_announcement_stand(demo_tools: DemoToolBox, reply: str) -> None:
+    brain = ScriptedBrain([reply])
+    assert engine_with(brain, [demo_tools]).continue_chat(user("go")).content == reply
