@@ -18,6 +18,9 @@ def fail(message: str) -> None:
     sys.exit(1)
 
 
+EXAMPLE_SKILLS = ["text-stats", "kitchen-conversions"]
+
+
 def main(venv: Path, repo: Path) -> None:
     import ovos_agentic_loop
     import ovos_agentic_loop_toolboxes
@@ -35,7 +38,10 @@ def main(venv: Path, repo: Path) -> None:
             continue
         target = ep.load()
         if ep.group == "opm.agents.toolbox":
-            toolbox = target(config={}, bus=None)
+            # The example skills load only when named (never through "all"): name them, as
+            # personas/skills-assistant.json does, so the skill toolbox shows the wheel holds them.
+            config = {"enabled_skills": EXAMPLE_SKILLS} if ep.name == "ovos-skill-md-toolbox" else {}
+            toolbox = target(config=config, bus=None)
             if not toolbox.tools:
                 fail(f"toolbox {ep.name} built from the wheel has no tools")
         if ep.group == "opm.agents.skill_md" and not list(Path(target).glob("*/SKILL.md")):
