@@ -259,18 +259,21 @@ def _question(transcript: list[AgentMessage]) -> str:
 
 def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -> DescribedCall | None:
     """The tool an answer describes calling instead of calling it, or None."""
+    runner = command_tool(specs)
+
+    def described(name: str) -> DescribedCall:
+        return DescribedCall(name, _written_arguments(answer, name, specs), command_line=name == runner)
+
     names = [str(s.get("function", {}).get("name", "")) for s in specs]
     for name in names:
         if name and name not in called and _names_tool(answer, name):
-            return DescribedCall(name, _written_arguments(answer, name, specs), name == command_tool(specs))
+            return described(name)
     for name in names:  # a tool called before, announced again: "I will call X with ..."
         if name and name in called and _announces(answer, name):
-            return DescribedCall(name, _written_arguments(answer, name, specs), name == command_tool(specs))
+            return described(name)
     by_parameter = _names_parameter(answer, specs)
     if by_parameter is not None:
-        arguments = _written_arguments(answer, by_parameter, specs)
-        return DescribedCall(by_parameter, arguments, by_parameter == command_tool(specs))
-    runner = command_tool(specs)
+        return described(by_parameter)
     if runner is None or runner in called:
         return None
     for command in _written_commands(answer):
@@ -280,14 +283,20 @@ def described_call(answer: str, specs: list[dict[str, Any]], called: set[str]) -
     return None
 
 
+def _function(specs: list[dict[str, Any]], name: str | None) -> dict[str, Any]:
+    """The ``function`` part of the spec of the tool called ``name`` ({} when there is none)."""
+    return next((s["function"] for s in specs if s.get("function", {}).get("name") == name), {})
+
+
+def _description(specs: list[dict[str, Any]], name: str | None) -> str:
+    return str(_function(specs, name).get("description", ""))
+
+
 def _written_arguments(answer: str, name: str, specs: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The arguments of ``name`` as the answer wrote them: a JSON object of its parameters with
     every required one ("with the expression {"expression": "sqrt(1764)"}"), or the quoted value
     of its only required text parameter ("with the expression "sqrt(1764)""); else None."""
-    function: dict[str, Any] = next(
-        (s["function"] for s in specs if s.get("function", {}).get("name") == name), {}
-    )
-    parameters = function.get("parameters") or {}
+    parameters = _function(specs, name).get("parameters") or {}
     known = set(parameters.get("properties") or {})
     required = set(parameters.get("required") or [])
     for value in json_values(answer[:MAX_CALL_SCAN_CHARS]):
@@ -389,15 +398,7 @@ def is_program(name: str, specs: list[dict[str, Any]]) -> bool:
     (with no such list) installed on this machine's PATH."""
     if not re.fullmatch(r"[A-Za-z][\w.+-]*", name) or name.lower() in _NOT_PROGRAMS:
         return False
-    runner = command_tool(specs)
-    description = next(
-        (
-            str(s["function"].get("description", ""))
-            for s in specs
-            if s.get("function", {}).get("name") == runner
-        ),
-        "",
-    )
+    description = _description(specs, command_tool(specs))
     listed = re.search(r"allowed programs?:\s*([^.]+)", description, re.IGNORECASE)
     if listed:
         return name in {p.strip() for p in listed.group(1).split(",")}
@@ -514,10 +515,7 @@ def _function_hint(name: str, arguments: Any, specs: list[dict[str, Any]]) -> st
     calculator = calculator_tool(specs)
     if calculator is None or not re.fullmatch(r"[A-Za-z]\w{1,30}", name):
         return ""
-    description = next(
-        (str(s["function"].get("description", "")) for s in specs if s["function"].get("name") == calculator),
-        "",
-    )
+    description = _description(specs, calculator)
     listed = _FUNCTIONS.search(description)
     # an item of the list ("..., max of numbers"), or written as a call ("root(x, n)"); not any word
     item = rf"(?:^|[,:;])\s*{re.escape(name)}\b|(?<![\w.]){re.escape(name)}\("
