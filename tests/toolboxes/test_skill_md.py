@@ -89,13 +89,15 @@ def test_no_skills_means_no_tools(tmp_path: Path) -> None:
     assert make_box(skills_paths=[str(tmp_path)]).tools == {}
 
 
-def test_examples_load_through_the_entry_point_only_when_named(tmp_path: Path) -> None:
+def test_examples_load_through_the_entry_point_only_when_named(tmp_path: Path, ovos_log) -> None:
     # with "all" they joined every persona's skills: the bundled model called text_stats on its own
     # answer instead of reading the persona's expense-policy skill
     add_skill(tmp_path, "expenses", "expense-policy")
     everything = make_box(use_entry_points=True, skills_paths=[str(tmp_path)])
     assert [s.name for s in everything.call_tool("list_skills", {}).skills] == ["expense-policy"]
     assert "text_stats" not in everything.tools
+    # not silently: the log says how to get them back
+    assert "example skill 'text-stats' not loaded: name it in enabled_skills to use it" in ovos_log.at("info")
     box = make_box(use_entry_points=True, enabled_skills=["text-stats", "kitchen-conversions"])
     assert set(box.tools) == {"list_skills", "load_skill", "read_skill_file", "text_stats"}
     skills = box.call_tool("list_skills", {}).skills

@@ -158,7 +158,11 @@ class SkillCatalog:
                 continue
             skill = replace(skill, rel=rel, nested=nested, origin=root.origin)
             if not (root.always or is_enabled(skill, self.enabled, named_only=root.named_only)):
-                LOG.debug(f"skill {skill.name!r} ({path}) is not enabled")
+                if root.named_only and is_enabled(skill, self.enabled):
+                    # "all" used to load it: say why it is missing, and how to get it back
+                    LOG.info(f"example skill {skill.name!r} not loaded: name it in enabled_skills to use it")
+                else:
+                    LOG.debug(f"skill {skill.name!r} ({path}) is not enabled")
                 continue
             if skill.name in by_name:
                 LOG.warning(
