@@ -14,6 +14,7 @@ import threading
 import time
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
@@ -22,20 +23,25 @@ from ovos_utils.log import LOG
 from pydantic import BaseModel, ValidationError
 
 from ovos_agentic_loop._daemon_pool import DaemonPool
-from ovos_agentic_loop._nudges import unknown_tool_hint
 from ovos_agentic_loop._protocol import compact_arguments
+from ovos_agentic_loop._reactions.programs import unknown_tool_hint
 from ovos_agentic_loop._toolset import ToolSet
+from ovos_agentic_loop._values import leaves
 from ovos_agentic_loop.errors import ShuttingDown
 from ovos_agentic_loop.messages import RAW_ARGUMENTS_KEY
 
 __all__ = [
+    "NOT_RUN_AGAIN",
     "ArgumentsNotJSON",
+    "Status",
     "ToolOutcome",
     "ToolTimeout",
     "UnknownTool",
+    "not_run_again",
     "observation_for_error",
     "render_output",
     "run_calls",
+    "status_of",
 ]
 
 _RAW_PREVIEW_CHARS = 200  # of the model's broken arguments, quoted back to it
@@ -62,6 +68,10 @@ class ArgumentsNotJSON(ValueError):
         self.raw = raw
 
 
+class ArgumentsNotObject(TypeError):
+    """The call's arguments are a value other than an object (a brain handed over a list, say)."""
+
+
 def _json_problem(raw: str) -> str:
     """Why ``raw`` is not a JSON object, in the parser's words (json.loads is linear in the text)."""
     try:
@@ -74,13 +84,57 @@ def _json_problem(raw: str) -> str:
     return f"it is {kinds.get(type(value), 'a number')}, not an object"
 
 
+class Status(Enum):
+    """How a tool call of this turn ended."""
+
+    OK = "ok"  # the tool ran and returned ``output``
+    REFUSED = "refused"  # never reached the tool: unknown name, arguments not JSON or invalid
+    FAILED = "failed"  # the tool raised
+    TIMED_OUT = "timed_out"  # not finished within ``tool_timeout``
+    NOT_RUN_AGAIN = "not_run_again"  # repeats a call that already succeeded; its result is above
+
+
 @dataclass(frozen=True)
 class ToolOutcome:
+    """One tool call's outcome, kept beside its TOOL message for the rest of the turn: the loop
+    decides from these fields, never from the observation's wording."""
+
     call: ToolCall
-    ok: bool
-    observation: str  # exactly what the model sees
+    status: Status
+    observation: str  # what the model sees (before any ``note``)
     duration_s: float
     error: str | None = None  # short form for logs and step events
+    output: Any = None  # the tool's value (JSON-ready) when ``status`` is OK
+    note: str = ""  # said after the observation (e.g. "you already made this exact call")
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK
+
+    @property
+    def text(self) -> str:
+        """The TOOL message's content: the observation, then the note."""
+        return self.observation + self.note
+
+    def values(self) -> list[str]:
+        """The values of a successful result (a JSON result's keys are names, not results), in
+        order; [] for any other outcome."""
+        if not self.ok:
+            return []
+        if isinstance(self.output, (dict, list)):
+            return leaves(self.output)
+        return [self.observation]
+
+
+def not_run_again(call: ToolCall) -> ToolOutcome:
+    """The outcome of a call identical to one that already succeeded this turn: not run."""
+    return ToolOutcome(call, Status.NOT_RUN_AGAIN, NOT_RUN_AGAIN, 0.0)
+
+
+NOT_RUN_AGAIN = (
+    "Not run again: this exact call already succeeded, its result is above. Use it now: answer, "
+    "or call a different tool for what is still missing."
+)
 
 
 def run_calls(
@@ -124,10 +178,13 @@ def run_calls(
             text = observation_for_error(exc, call, toolset)
             duration = time.monotonic() - started
             outcomes.append(
-                ToolOutcome(call, False, _cut(text, max_chars), duration, error=text.split("\n")[0])
+                ToolOutcome(call, status_of(exc), _cut(text, max_chars), duration, error=text.split("\n")[0])
             )
             continue
-        outcomes.append(ToolOutcome(call, True, _cut(render_output(output), max_chars), duration))
+        value = _json_ready(output)
+        outcomes.append(
+            ToolOutcome(call, Status.OK, _cut(render_output(value), max_chars), duration, output=value)
+        )
     return outcomes
 
 
@@ -159,20 +216,34 @@ def _stop(toolbox: ToolBox, ran_in: list[int]) -> bool:
 def _call(toolbox: ToolBox, call: ToolCall) -> tuple[Any, float]:
     started = time.monotonic()
     if not isinstance(call.arguments, dict):
-        raise TypeError(f"arguments must be a JSON object, got {type(call.arguments).__name__}")
+        raise ArgumentsNotObject(f"arguments must be a JSON object, got {type(call.arguments).__name__}")
     if set(call.arguments) == {RAW_ARGUMENTS_KEY}:  # never hand the tool a placeholder key
         raise ArgumentsNotJSON(str(call.arguments[RAW_ARGUMENTS_KEY]))
     return toolbox.call_tool(call.name, dict(call.arguments)), time.monotonic() - started
 
 
+def _json_ready(output: Any) -> Any:
+    """A tool's output as plain JSON values (a pydantic model dumped)."""
+    return output.model_dump(mode="json") if isinstance(output, BaseModel) else output
+
+
 def render_output(output: Any) -> str:
     """A tool's output as compact JSON text."""
-    if isinstance(output, BaseModel):
-        output = output.model_dump(mode="json")
+    output = _json_ready(output)
     try:
         return json.dumps(output, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return json.dumps(str(output), ensure_ascii=False)
+
+
+def status_of(exc: BaseException) -> Status:
+    """How a failed call ended, from the exception :func:`observation_for_error` describes."""
+    if isinstance(exc, ToolTimeout):
+        return Status.TIMED_OUT
+    refused = isinstance(exc, (UnknownTool, ArgumentsNotJSON, ArgumentsNotObject))
+    if refused or (isinstance(exc, ValueError) and _find_cause(exc, ValidationError) is not None):
+        return Status.REFUSED
+    return Status.FAILED
 
 
 def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) -> str:
@@ -180,7 +251,7 @@ def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) 
     name = call.name
     if isinstance(exc, UnknownTool):
         available = ", ".join(toolset.names) or "none"
-        hint = unknown_tool_hint(name, call.arguments, toolset.specs)  # `ls` or `mean` called as tools
+        hint = unknown_tool_hint(name, call.arguments, toolset)  # `ls` or `mean` called as tools
         return f"Error: there is no tool named {name!r}.{hint} Available tools: {available}."
     if isinstance(exc, ToolTimeout):
         # Say "stopped" only when the toolbox killed the work: a Python tool cannot be stopped, and
@@ -196,7 +267,7 @@ def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) 
             f"Error: your arguments for {name} were not valid JSON: {exc}. You wrote: {wrote}\n"
             f"Call {name} again with its arguments as one JSON object: {_expected(name, toolset)}"
         )
-    if isinstance(exc, TypeError) and "arguments must be a JSON object" in str(exc):
+    if isinstance(exc, ArgumentsNotObject):
         return f"Error: {name}: {exc}. Expected arguments: {_expected(name, toolset)}"
     validation = _find_cause(exc, ValidationError)
     if validation is not None and isinstance(exc, ValueError):  # OPM: bad input -> ValueError

@@ -30,6 +30,8 @@ from typing import Any
 
 import regex
 
+from ovos_agentic_loop._toolset import ToolSpec
+
 __all__ = [
     "NATIVE_GUIDANCE",
     "ParsedCall",
@@ -45,7 +47,7 @@ __all__ = [
 #: of small models (issue 15): arithmetic done in the head, a call described instead of made, a chain
 #: answered after its first step, tools called for greetings, replies too long to speak. A clause
 #: for chains ("get each value with its tool before calculating") cost 2 of 21 held-out tasks on
-#: the bundled model and was dropped; the loop's reactions (_nudges.py) handle that class instead.
+#: the bundled model and was dropped; the loop's reactions (_reactions/) handle that class instead.
 NATIVE_GUIDANCE = (
     "Use a tool for every calculation, date, time, file or command; never work out numbers in your "
     "head. Call the tool, do not describe the call. Call one tool at a time when a step needs an "
@@ -93,15 +95,15 @@ class ParsedReply:
 # --- the prompt ------------------------------------------------------------------
 
 
-def text_tool_prompt(specs: list[dict[str, Any]]) -> str:
+def text_tool_prompt(tools: Sequence[ToolSpec]) -> str:
     """The tool part of the system prompt: one compact entry per tool, no schema noise."""
     lines = []
-    for spec in specs:
-        function = spec.get("function", {})
-        name = function.get("name", "")
-        description = " ".join(str(function.get("description", "")).split())
-        arguments = compact_arguments(function.get("parameters") or {})
-        lines.append(f"- {name}: {description}\n  arguments: {json.dumps(arguments, ensure_ascii=False)}")
+    for tool in tools:
+        description = " ".join(tool.description.split())
+        arguments = compact_arguments(tool.parameters)
+        lines.append(
+            f"- {tool.name}: {description}\n  arguments: {json.dumps(arguments, ensure_ascii=False)}"
+        )
     return _PROMPT_HEAD.format(tools="\n".join(lines))
 
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
@@ -30,6 +31,7 @@ __all__ = [
     "CallerTools",
     "PersonaTools",
     "ToolSet",
+    "ToolSpec",
     "WarnOnce",
     "installed_toolbox_tool_names",
     "slim_schema",
@@ -37,17 +39,94 @@ __all__ = [
 
 
 @dataclass(frozen=True)
+class ToolSpec:
+    """One tool as the loop knows it: its name, description and argument schema.
+
+    The loop's own type: the OpenAI tool dict (``{"type": "function", "function": {...}}``) exists
+    only at the brain's edge (:attr:`ToolSet.wire_specs`) and where a caller hands tools in
+    (:meth:`from_openai`)."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)  # JSON schema of the arguments
+    # A caller's own dict, passed on as it came (it may hold keys such as "strict").
+    given: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        props = self.parameters.get("properties")
+        return props if isinstance(props, dict) else {}
+
+    @property
+    def required(self) -> list[str]:
+        required = self.parameters.get("required")
+        return [str(r) for r in required] if isinstance(required, list) else []
+
+    def wire(self) -> dict[str, Any]:
+        """The OpenAI tool dict a brain takes."""
+        if self.given is not None:
+            return self.given
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    @classmethod
+    def from_openai(cls, spec: dict[str, Any]) -> ToolSpec | None:
+        """A tool from an OpenAI tool dict; None when it names no function."""
+        function = spec.get("function")
+        if not isinstance(function, dict):
+            return None
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            return None
+        parameters = function.get("parameters")
+        return cls(
+            name=name,
+            description=str(function.get("description") or ""),
+            parameters=parameters if isinstance(parameters, dict) else {},
+            given=spec,
+        )
+
+
+@dataclass(frozen=True)
 class ToolSet:
     """An immutable view of the tools of one turn."""
 
-    specs: list[dict[str, Any]]  # OpenAI tool specs: persona tools first, then caller tools
+    tools: tuple[ToolSpec, ...]  # persona tools first, then caller tools
     owners: dict[str, ToolBox]  # persona tool name -> the toolbox that runs it
-    schemas: dict[str, dict[str, Any]]  # tool name -> JSON schema of its arguments
     caller_names: frozenset[str]  # names the caller runs (returned to it as tool_calls)
 
-    @property
+    @cached_property
     def names(self) -> list[str]:
-        return [s["function"]["name"] for s in self.specs]
+        return [t.name for t in self.tools]
+
+    @cached_property
+    def schemas(self) -> dict[str, dict[str, Any]]:
+        """Tool name -> JSON schema of its arguments."""
+        return {t.name: t.parameters for t in self.tools}
+
+    @cached_property
+    def wire_specs(self) -> list[dict[str, Any]]:
+        """The tools as OpenAI tool dicts, for the brain (built once per tool set)."""
+        return [t.wire() for t in self.tools]
+
+    @cached_property
+    def positional(self) -> dict[str, list[str]]:
+        """Tool name -> the parameters positional arguments fill (``name('x')`` written by a model)."""
+        from ovos_agentic_loop._protocol import positional_parameters
+
+        return positional_parameters(self.schemas)
+
+    def get(self, name: str | None) -> ToolSpec | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    def requiring(self, argument: str) -> str | None:
+        """The name of the first tool with a required, described argument called ``argument``."""
+        for tool in self.tools:
+            if isinstance(tool.properties.get(argument), dict) and argument in tool.required:
+                return tool.name
+        return None
 
     def with_caller_tools(
         self, tools: Any, *, engine_name: str, warn: Callable[[str, str], None] | None = None
@@ -60,29 +139,26 @@ class ToolSet:
         if not caller_specs:
             return self
         report = warn or (lambda _key, message: LOG.warning(f"{engine_name}: {message}"))
-        kept: list[dict[str, Any]] = []
+        kept: list[ToolSpec] = []
         seen = set(self.owners)
         for spec in caller_specs:
-            function = spec.get("function") or {}
-            name = function.get("name")
-            if not isinstance(name, str) or not name:
+            tool = ToolSpec.from_openai(spec)
+            if tool is None:
                 report(f"nameless:{spec!r}", f"a caller tool without a function name was ignored: {spec!r}")
                 continue
-            if name in seen:
-                owner = self.owners.get(name)
+            if tool.name in seen:
+                owner = self.owners.get(tool.name)
                 who = f"persona toolbox {owner.toolbox_id!r}" if owner else "another caller tool"
-                report(f"dup:{name}", f"caller tool {name!r} dropped: {who} already provides that name")
+                report(
+                    f"dup:{tool.name}", f"caller tool {tool.name!r} dropped: {who} already provides that name"
+                )
                 continue
-            seen.add(name)
-            kept.append(spec)
-        schemas = dict(self.schemas)
-        for spec in kept:
-            schemas[spec["function"]["name"]] = spec["function"].get("parameters") or {}
+            seen.add(tool.name)
+            kept.append(tool)
         return ToolSet(
-            specs=self.specs + kept,
+            tools=self.tools + tuple(kept),
             owners=self.owners,
-            schemas=schemas,
-            caller_names=frozenset(s["function"]["name"] for s in kept),
+            caller_names=frozenset(t.name for t in kept),
         )
 
 
@@ -138,7 +214,8 @@ class CallerTools:
         foreign = installed_toolbox_tool_names() - set(toolset.owners) if specs else frozenset()
         client: list[dict[str, Any]] = []
         for spec in specs:
-            name = str((spec.get("function") or {}).get("name"))
+            tool = ToolSpec.from_openai(spec)
+            name = tool.name if tool is not None else ""
             # ovos-persona-server renames two installed tools of one name to "<toolbox_id>__<name>".
             if name in foreign or name.partition("__")[2] in foreign:
                 self.warn(
@@ -187,7 +264,7 @@ class PersonaTools:
         self._engine_name = engine_name
         self._lock = threading.Lock()
         self._fingerprint: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] | None = None
-        self._toolset = ToolSet(specs=[], owners={}, schemas={}, caller_names=frozenset())
+        self._toolset = ToolSet(tools=(), owners={}, caller_names=frozenset())
 
     def current(self) -> ToolSet:
         """The merged tool set; cheap when nothing changed (a tuple of names is compared)."""
@@ -218,15 +295,18 @@ class PersonaTools:
                     continue
                 owners[name] = toolbox
                 merged.append(tool)
-        specs = [_slim_spec(spec) for spec in ToolBox.tools_to_openai_spec(merged)]
-        schemas = {s["function"]["name"]: s["function"]["parameters"] for s in specs}
-        return ToolSet(specs=specs, owners=owners, schemas=schemas, caller_names=frozenset())
+        # OPM's own conversion (the static ToolBox.tools_to_openai_spec) is the toolbox's edge.
+        found = (ToolSpec.from_openai(spec) for spec in ToolBox.tools_to_openai_spec(merged))
+        tools = [replace(tool, given=None) for tool in found if tool is not None]
+        return ToolSet(
+            tools=tuple(_slim(tool) for tool in tools),
+            owners=owners,
+            caller_names=frozenset(),
+        )
 
 
-def _slim_spec(spec: dict[str, Any]) -> dict[str, Any]:
-    function = dict(spec["function"])
-    function["parameters"] = slim_schema(function.get("parameters") or {"type": "object", "properties": {}})
-    return {**spec, "function": function}
+def _slim(tool: ToolSpec) -> ToolSpec:
+    return replace(tool, parameters=slim_schema(tool.parameters or {"type": "object", "properties": {}}))
 
 
 #: Schema keywords the model does not need to write a good call: pydantic's ``title`` on every level,

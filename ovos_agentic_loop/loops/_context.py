@@ -21,16 +21,16 @@ ReAct loop's forced answer does). The turn's ``time_budget`` is one deadline for
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop._brain_call import BrainCallTimeout, call_brain
-from ovos_agentic_loop._protocol import parse_reply
-from ovos_agentic_loop._stream_gate import FinalAnswerGate
+from ovos_agentic_loop._brain_call import BrainCallTimeout
+from ovos_agentic_loop._endings import NO_ANSWER, answer_of, out_of_steps, out_of_time
+from ovos_agentic_loop._observations import ToolOutcome
+from ovos_agentic_loop._transcript import conversation
 from ovos_agentic_loop._turn import Turn
 from ovos_agentic_loop.events import StepKind
 from ovos_agentic_loop.loops._gates import Gate
@@ -83,12 +83,7 @@ def drive(strategy: Strategy, turn: Turn, *, stream: bool) -> Generator[str, Non
     try:
         return (yield from strategy.run(ctx))
     except BrainCallTimeout:
-        return (
-            yield from ctx.answer(
-                f"I'm sorry, that took longer than my time limit of {setup.config.time_budget:g} seconds.",
-                "time_budget",
-            )
-        )
+        return (yield from ctx.answer(out_of_time(setup.config.time_budget), "time_budget"))
     except BudgetSpent:  # a strategy that did not handle it itself: nothing usable was gathered
         return (yield from ctx.gave_up())
 
@@ -100,18 +95,18 @@ class LoopContext:
         self.turn = turn
         self.stream = stream
         self.loop = loop
-        self.calls = 0  # model calls of this turn, sub-runs included
         users = [m for m in turn.incoming if m.role == MessageRole.USER]
         self.question = users[-1].content if users else ""
         # Earlier turns of the conversation, as plain text messages (context for follow-ups).
         last_user = max((i for i, m in enumerate(turn.incoming) if m.role == MessageRole.USER), default=-1)
-        self.history = [
-            m
-            for m in turn.incoming[: max(last_user, 0)]
-            if m.role in (MessageRole.USER, MessageRole.ASSISTANT) and not m.tool_calls and m.content
-        ]
+        self.history = conversation(turn.incoming[: max(last_user, 0)])
 
     # -- what the strategy may look at ------------------------------------------------
+    @property
+    def calls(self) -> int:
+        """Model calls of this turn so far, sub-runs included."""
+        return self.turn.calls_used
+
     @property
     def max_calls(self) -> int:
         return self.turn.setup.config.max_iterations
@@ -167,54 +162,31 @@ class LoopContext:
         if guidance:
             incoming.append(AgentMessage(MessageRole.SYSTEM, guidance))
         incoming += [*self.history, AgentMessage(MessageRole.USER, task)]
-        ending: dict[str, Any] = {}
-        evidence: list[str] = []
-        failures = 0
-        arguments: dict[str, str] = {}
+        loop = self.loop
         emit = self.turn.setup.emit
 
         def relay(kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
-            nonlocal failures
             if kind == "turn_start":
                 return  # the turn started once, with this loop's name
-            if kind == "model_call":
-                self.calls += 1
-                data = {**data, "iteration": self.calls}
-            elif kind == "tool_call":
-                arguments[str(data.get("call_id"))] = json.dumps(data.get("arguments"), default=str)
-            elif kind == "tool_result":
-                call = f"{data.get('name')}({arguments.get(str(data.get('call_id')), '')})"
-                if data.get("ok"):
-                    evidence.append(f"{call} returned: {_short(str(data.get('result')))}")
-                else:
-                    failures += 1
-                    evidence.append(f"{call} failed: {_short(str(data.get('error')))}")
             if kind == "final":  # the sub-run's answer is a step of this loop, not the turn's end
-                ending.update(data)
-                kind, data = (
-                    "strategy_step",
-                    {
-                        "loop": self.loop,
-                        "phase": "sub_answer",
-                        "text": str(data.get("answer", "")),
-                        "task": task,
-                        "reason": data.get("reason"),
-                    },
-                )
+                answer, reason = str(data.get("answer", "")), data.get("reason")
+                kind = "strategy_step"
+                data = {"loop": loop, "phase": "sub_answer", "text": answer, "task": task, "reason": reason}
             emit(kind, session_id, data)
 
         sub = self.turn.sub_turn(incoming, emit=relay, max_iterations=limit)
         result = _drain(sub.run(stream=False))
-        self.turn.iterations = self.calls
-        if ending.get("reason") == "time_budget":
+        if sub.ending == "time_budget":
             raise BrainCallTimeout()
-        return SubResult(result.content or "", str(ending.get("reason", "answer")), evidence, failures)
+        outcomes = sub.tool_outcomes()
+        failures = sum(1 for o in outcomes if not o.ok)
+        evidence = [_evidence(o) for o in outcomes]
+        return SubResult(result.content or "", sub.ending or "answer", evidence, failures)
 
     def answer(self, text: str, reason: str = "answer") -> Generator[str, None, AgentMessage]:
         """Finish the turn with ``text``, already known whole (the engine's stream speaks it)."""
-        self.turn.iterations = self.calls
         if not text.strip():
-            text, reason = _NO_ANSWER, "no_answer"
+            text, reason = NO_ANSWER, "no_answer"
         # The engine's stream says what the turn's gate has not said yet (``Turn.unspoken``): all of it.
         return self.turn.finish(text, reason)
         yield  # a generator like every step of a strategy
@@ -229,20 +201,14 @@ class LoopContext:
         """
         messages = self._messages(instruction, prompt, history=True)
         reply = yield from self._call(messages, gate=_Pass(), stream=self.stream, budgeted=False)
-        parsed = parse_reply(reply, self.tool_names)
-        text = parsed.answer if parsed.answer is not None and not parsed.calls else ""
-        self.turn.iterations = self.calls
+        text = answer_of(reply, self.tool_names)
         if text:
             return self.turn.finish(text, reason)  # already spoken while it was written
-        return (yield from self.answer(fallback or _NO_ANSWER, "no_answer"))
+        return (yield from self.answer(fallback or NO_ANSWER, "no_answer"))
 
     def gave_up(self) -> Generator[str, None, AgentMessage]:
         """The turn's calls are spent and nothing usable was gathered."""
-        return (
-            yield from self.answer(
-                f"I'm sorry, I could not finish that within {self.max_calls} steps.", "max_iterations"
-            )
-        )
+        return (yield from self.answer(out_of_steps(self.max_calls), "max_iterations"))
 
     # -- internals ----------------------------------------------------------------------
     def _messages(self, instruction: str, prompt: str, history: bool) -> list[AgentMessage]:
@@ -256,53 +222,11 @@ class LoopContext:
     def _call(
         self, messages: list[AgentMessage], *, gate: Gate | None, stream: bool, budgeted: bool = True
     ) -> Generator[str, None, str]:
+        """One model call through the core (``Turn.ask``): what ``gate`` lets through (the answer
+        part of this reply) then goes through the turn's own gate, as any reply's text does."""
         if budgeted and self.remaining < 1:
             raise BudgetSpent()
-        turn = self.turn
-        started = time.monotonic()
-        reply: AgentMessage | None = None
-        passed = 0
-        # What ``gate`` lets through (the answer part of this reply) then goes through the turn's own
-        # gate, as any reply's text does: protocol is never spoken, and the engine's stream knows what
-        # was said (``Turn.unspoken``) and adds only the rest of the final answer.
-        speaker = FinalAnswerGate(turn.speech)
-        if gate is not None:
-            turn.gate = speaker
-        for item in call_brain(
-            turn.setup.brain,
-            messages,
-            deadline=turn.deadline,
-            stream=stream,
-            tools=None,
-            stop=None,
-            session_id=turn.session_id,
-            lang=turn.lang,
-            units=turn.units,
-        ):
-            if isinstance(item, str):
-                out = speaker.feed(gate.feed(item)) if gate is not None else ""
-                if out:
-                    passed += len(out)
-                    yield out
-            else:
-                reply = item
-        out = speaker.close() if gate is not None else ""  # the reply is over: what only waited for more
-        if out:
-            passed += len(out)
-            yield out
-        assert reply is not None  # call_brain always ends with the message or raises
-        self.calls += 1
-        turn.iterations = self.calls
-        turn.emit(
-            "model_call",
-            iteration=self.calls,
-            duration_s=round(time.monotonic() - started, 4),
-            tool_calls=[],
-            chars=len(reply.content or ""),
-            usage=getattr(reply, "usage", None),
-            timings=getattr(reply, "timings", None),
-            streamed_chars=passed,
-        )
+        reply = yield from self.turn.ask(messages, stream=stream, gate=gate)
         return reply.content or ""
 
 
@@ -317,7 +241,12 @@ def _short(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-_NO_ANSWER = "I'm sorry, I could not come up with an answer to that."
+def _evidence(outcome: ToolOutcome) -> str:
+    """A tool result as a line of evidence for the strategy's later calls."""
+    call = f"{outcome.call.name}({json.dumps(outcome.call.arguments, default=str)})"
+    if outcome.ok:
+        return f"{call} returned: {_short(outcome.observation)}"
+    return f"{call} failed: {_short(str(outcome.error))}"
 
 
 def _drain(run: Iterator[Any] | Generator[Any, None, Any]) -> Any:

@@ -67,7 +67,7 @@ def test_upstreams_tools_fit_the_measured_budget(tmp_path: Path) -> None:
         toolbox = plugins[name](config=sections.get(name, {}))
         toolbox.tools = {n: t for n, t in toolbox.tools.items() if n in UPSTREAMS_TOOLS}
         toolboxes.append(toolbox)
-    specs = PersonaTools(toolboxes, engine_name="test").current().specs
+    specs = PersonaTools(toolboxes, engine_name="test").current().wire_specs
     assert sorted(s["function"]["name"] for s in specs) == sorted(UPSTREAMS_TOOLS)
     size = len(json.dumps(specs, ensure_ascii=False)) + len(NATIVE_GUIDANCE)
     assert size <= BUDGET_CHARS, f"tool list + guidance is {size} characters"

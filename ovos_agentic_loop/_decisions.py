@@ -1,0 +1,108 @@
+"""What a turn does next: the small closed set of decisions ``Turn.run`` matches on.
+
+A reply is classified into one of these (``Turn._decide``), and the reactions to
+small-model habits (``_reactions``) answer with a :class:`Nudge` or a :class:`MakeCall`;
+nothing downstream looks at a reply's text again to know what was decided.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ovos_plugin_manager.templates.agents import ToolCall
+
+__all__ = [
+    "Correct",
+    "Decision",
+    "Finish",
+    "ForceAnswer",
+    "HandToCaller",
+    "MakeCall",
+    "Nudge",
+    "Remind",
+    "Response",
+    "RunCalls",
+]
+
+
+@dataclass(frozen=True)
+class Finish:
+    """The turn ends with ``answer``."""
+
+    answer: str
+    reason: str = "answer"
+
+
+@dataclass(frozen=True)
+class RunCalls:
+    """Run the persona's ``calls``; ``text`` is what the transcript keeps of the reply."""
+
+    calls: list[ToolCall]
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Remind:
+    """``calls`` repeat calls that already succeeded: answer them with a reminder, run nothing."""
+
+    calls: list[ToolCall]
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Correct:
+    """Send ``message`` back to the model (``kept``: the reply as the transcript keeps it, None to
+    keep nothing); ``notice`` says why in the step events."""
+
+    message: str
+    notice: str
+    kept: str | None = None
+
+
+@dataclass(frozen=True)
+class ForceAnswer:
+    """One last call without tools asks for the best answer; ``reason`` is the turn's ending,
+    ``notice`` what the step events say of it."""
+
+    reason: str
+    notice: str = ""
+
+
+@dataclass(frozen=True)
+class HandToCaller:
+    """The reply calls only the caller's tools: the turn returns them for the caller to run."""
+
+    calls: list[ToolCall]
+
+
+Decision = Finish | RunCalls | Remind | Correct | ForceAnswer | HandToCaller
+
+
+@dataclass(frozen=True)
+class Nudge:
+    """A reaction's answer: a short corrective message (``why`` names the reaction)."""
+
+    why: str
+    message: str
+
+    @property
+    def key(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class MakeCall:
+    """A reaction's answer: the loop makes this call itself, as if the model had."""
+
+    why: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return json.dumps([self.name, self.arguments], sort_keys=True, default=str)
+
+
+Response = Nudge | MakeCall

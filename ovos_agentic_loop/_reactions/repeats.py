@@ -1,0 +1,66 @@
+"""A repeated call: the model asks again for a call it already made this turn.
+
+A call identical to one that already SUCCEEDED this turn is not run again: its result is in
+the transcript. The first time, the model is told so (the bundled model sometimes re-reads a
+listing before acting on it, and then goes on right); the second time, the turn goes to its
+answer (it also re-asks the first of two tools after the second: a loop, 10 s a call on 2
+cores). Any call made a third time ends the turn the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ovos_plugin_manager.templates.agents import ToolCall
+
+from ovos_agentic_loop._decisions import ForceAnswer, Remind
+from ovos_agentic_loop._observations import ToolOutcome
+
+__all__ = ["REPEATS_ALLOWED", "CallHistory", "signature"]
+
+REPEATS_ALLOWED = 2  # the third identical call is refused and the turn ends
+
+_FAILED_BEFORE = "\n(Note: this exact call failed before; change its arguments as the error says.)"
+_MADE_BEFORE = "\n(Note: you already made this exact call; use this result instead of calling again.)"
+
+
+def signature(call: ToolCall) -> str:
+    """What makes two calls the same call: the tool and its arguments."""
+    return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
+
+
+@dataclass
+class CallHistory:
+    """The calls of one turn, counted (per-turn state: it lives in the ``Turn``)."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    succeeded: set[str] = field(default_factory=set)  # signatures of calls that ran without error
+    reminded: bool = False  # a repeat of a succeeded call was already answered with a reminder
+
+    def decide(self, calls: list[ToolCall], text: str) -> Remind | ForceAnswer | None:
+        """What to do with the persona's ``calls`` of a reply: remind, end the turn, or run (None)."""
+        if all(signature(c) in self.succeeded for c in calls):
+            if self.reminded:
+                return ForceAnswer("repetition", notice="the model asked again for results it has")
+            self.reminded = True
+            return Remind(calls, text)
+        for call in calls:
+            self.counts[signature(call)] += 1
+        worst = max((self.counts[signature(c)] for c in calls), default=0)
+        if worst > REPEATS_ALLOWED:
+            return ForceAnswer(
+                "repetition", notice=f"the same call was requested {worst} times; ending the turn"
+            )
+        return None
+
+    def record(self, outcome: ToolOutcome) -> str:
+        """Count ``outcome``; the note its observation gets when the call was made before."""
+        key = signature(outcome.call)
+        if outcome.ok:
+            self.succeeded.add(key)
+        if self.counts[key] < REPEATS_ALLOWED:
+            return ""
+        # "use this result" would tell the model to give up on a fixable call
+        return _MADE_BEFORE if outcome.ok else _FAILED_BEFORE

@@ -1,0 +1,60 @@
+"""The table of reactions: their order of priority, and the budget of corrective messages they
+share in one turn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ovos_agentic_loop._decisions import Response
+from ovos_agentic_loop._reactions.arithmetic import HeadArithmetic
+from ovos_agentic_loop._reactions.base import Reaction
+from ovos_agentic_loop._reactions.described import AnnouncedStep, DescribedCall, DescribedWithArguments
+from ovos_agentic_loop._reactions.unread import UnreadFile
+from ovos_agentic_loop._reactions.unstated import UnstatedResult
+from ovos_agentic_loop._reactions.view import TurnView
+
+__all__ = ["MAX_NUDGES", "REACTIONS", "Reactions"]
+
+#: The most useful first: the first that applies (and was not sent before) is taken.
+REACTIONS: tuple[Reaction, ...] = (
+    AnnouncedStep(),
+    DescribedWithArguments(),
+    DescribedCall(),
+    UnreadFile(),
+    HeadArithmetic(),
+    UnstatedResult(),
+)
+
+#: At most this many reactions per turn: two model calls more at worst. One was too few: after
+#: "call it now" the bundled model calls the first tool of a chain, then describes the second.
+MAX_NUDGES = 2
+
+
+@dataclass
+class Reactions:
+    """The table's per-turn state (it lives in the ``Turn``, never on the engine)."""
+
+    table: tuple[Reaction, ...] = REACTIONS
+    budget: int = MAX_NUDGES
+    sent: int = 0
+    done: set[str] = field(default_factory=set)  # a reaction the model did not act on is not repeated
+
+    def react(self, view: TurnView) -> Response | None:
+        """The reaction to ``view.answer`` when it does not stand; None when it stands (or this
+        turn's budget is spent). Sent twice, a message is parroted back ("The file notes.txt does
+        not exist."): the next reaction that applies is taken instead, or the answer stands."""
+        if self.sent >= self.budget or not view.tools.tools:
+            return None
+        for reaction in self.table:
+            response = reaction.applies(view)
+            if response is not None and response.key not in self.done:
+                self.sent += 1
+                self.done.add(response.key)
+                return response
+        return None
+
+    def may_apply(self, view: TurnView) -> bool:
+        """Whether the coming answer could be sent back by a reaction that holds the stream."""
+        if self.sent >= self.budget or not view.tools.tools:
+            return False
+        return any(r.holds_stream and r.may_apply(view) for r in self.table)

@@ -1,0 +1,52 @@
+"""Reading prose for the reactions: numbers as written, and how to ask for a call."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from ovos_plugin_manager.templates.agents import AgentMessage
+
+__all__ = ["call_format", "grounded", "known_numbers", "numbers"]
+
+# A number as written in prose: 1,065 / 1065 / 2.33 / -4 (a hyphen between digits is no sign).
+_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d.])|(?<![\w.,])-?\d+(?:\.\d+)?")
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers written in ``text``, without thousands separators."""
+    found = []
+    for match in _NUMBER.finditer(text):
+        value = match.group().replace(",", "")
+        if match.start() > 0 and value.startswith("-") and text[match.start() - 1].isdigit():
+            value = value[1:]  # 2026-11-30: a date, not minus eleven
+        found.append(value)
+    return found
+
+
+def grounded(number: str, known: Iterable[float]) -> bool:
+    """``number`` is in ``known``, or is one of them rounded to its own decimals (2.33 of 2.3333)."""
+    value = float(number)
+    decimals = len(number.partition(".")[2])
+    return any(abs(k - value) < 1e-9 or round(k, decimals) == value for k in known)
+
+
+def known_numbers(transcript: Iterable[AgentMessage]) -> set[float]:
+    """Every number the conversation holds: its messages and the arguments of its calls."""
+    known: set[float] = set()
+    for message in transcript:
+        texts = [message.content or ""]
+        texts += [json.dumps(c.arguments, default=str) for c in message.tool_calls or []]
+        for text in texts:
+            known.update(float(n) for n in numbers(text))
+    return known
+
+
+def call_format(text_mode: bool) -> str:
+    """How the model is asked to make a call: the text protocol's two lines, or a native call."""
+    return (
+        " in the format\nAction: <tool name>\nAction Input: <JSON object>"
+        if text_mode
+        else " (a real tool call)"
+    )

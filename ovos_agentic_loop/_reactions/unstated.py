@@ -1,0 +1,74 @@
+"""An unstated result: the answer comes right after tool results, talks about the call, and
+holds none of their values ("This is the result of the calculation.", "The command executed
+successfully"). The bundled model on its stock template says this after most single calls.
+The loop asks for the answer with the result, quoted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ovos_agentic_loop._decisions import Nudge, Response
+from ovos_agentic_loop._reactions.base import Reaction
+from ovos_agentic_loop._reactions.text import grounded, numbers
+from ovos_agentic_loop._reactions.view import TurnView
+
+__all__ = ["MAX_QUOTED_CHARS", "UnstatedResult", "unstated_message"]
+
+#: Most characters of the result's values quoted back to an answer that states none of them.
+MAX_QUOTED_CHARS = 300
+
+# Words that carry no result: a narration ("This is the result of the calculation", "returning the
+# total number of files") is made of them.
+_FUNCTION_WORDS = (
+    "a an and are as at be by for from has have in is it its of on or that the this to was were with "
+    "true false null none yes no ok"
+)
+_RESULT_WORDS = (
+    "total number count list listing files file folder directory lines line output result value "
+    "returned exit code success successful error"
+)
+_EMPTY_WORDS = frozenset(f"{_FUNCTION_WORDS} {_RESULT_WORDS}".split())
+# An answer about the call instead of its outcome speaks of these ("the result of the calculation",
+# "the command executed successfully", "the statistics_summary function call"). A short answer
+# without them ("Done.") is left alone: it may be all a write needs.
+_NARRATION = re.compile(
+    r"\b(?:results?|outputs?|returned|executed|successfully|functions?|tools?|commands?|calls?|"
+    r"calculations?)\b|\w_\w",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def unstated_message(values: str) -> str:
+    """Said to an answer that follows tool results and states none of them. The values are
+    quoted: asked only to "give the values", the bundled model repeated its narration."""
+    quoted = values if len(values) <= MAX_QUOTED_CHARS else values[:MAX_QUOTED_CHARS] + "…"
+    return (
+        f"Your reply does not say what the result is. The result was: {quoted}\n"
+        "Answer my question now with it, in plain sentences."
+    )
+
+
+class UnstatedResult(Reaction):
+    """A value is a number of a result (0 and 1, which are mostly status codes, do not count), or
+    a word in one that is not a JSON key and not an empty word. A result with no such value (an
+    empty listing) asks for nothing; a number counts also rounded (21.33 of 21.3333)."""
+
+    name = "the result is not stated"
+
+    def applies(self, view: TurnView) -> Response | None:
+        texts = view.last_values()
+        values: set[float] = set()
+        words: set[str] = set()
+        for text in texts:
+            values.update(float(n) for n in numbers(text) if float(n) not in (0.0, 1.0))
+            words.update(w for w in (m.lower() for m in _WORD.findall(text)) if w not in _EMPTY_WORDS)
+        answer = view.answer
+        if (not values and not words) or not _NARRATION.search(answer):
+            return None
+        if any(grounded(n, values) for n in numbers(answer)):
+            return None
+        if any(w.lower() in words for w in _WORD.findall(answer)):
+            return None
+        return Nudge(self.name, unstated_message("; ".join(texts)))
