@@ -30,7 +30,7 @@ from typing import Any
 
 import regex
 
-from ovos_agentic_loop._toolset import ToolSpec
+from ovos_agentic_loop._tool_spec import ToolSpec
 
 __all__ = [
     "NATIVE_GUIDANCE",

@@ -20,73 +20,24 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_utils.log import LOG
 
+from ovos_agentic_loop._protocol import positional_parameters
+from ovos_agentic_loop._tool_spec import ToolSpec
+
 __all__ = [
     "CallerTools",
     "PersonaTools",
     "ToolSet",
-    "ToolSpec",
     "WarnOnce",
     "installed_toolbox_tool_names",
     "slim_schema",
 ]
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One tool as the loop knows it: its name, description and argument schema.
-
-    The loop's own type: the OpenAI tool dict (``{"type": "function", "function": {...}}``) exists
-    only at the brain's edge (:attr:`ToolSet.wire_specs`) and where a caller hands tools in
-    (:meth:`from_openai`)."""
-
-    name: str
-    description: str = ""
-    parameters: dict[str, Any] = field(default_factory=dict)  # JSON schema of the arguments
-    # A caller's own dict, passed on as it came (it may hold keys such as "strict").
-    given: dict[str, Any] | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def properties(self) -> dict[str, Any]:
-        props = self.parameters.get("properties")
-        return props if isinstance(props, dict) else {}
-
-    @property
-    def required(self) -> list[str]:
-        required = self.parameters.get("required")
-        return [str(r) for r in required] if isinstance(required, list) else []
-
-    def wire(self) -> dict[str, Any]:
-        """The OpenAI tool dict a brain takes."""
-        if self.given is not None:
-            return self.given
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
-        }
-
-    @classmethod
-    def from_openai(cls, spec: dict[str, Any]) -> ToolSpec | None:
-        """A tool from an OpenAI tool dict; None when it names no function."""
-        function = spec.get("function")
-        if not isinstance(function, dict):
-            return None
-        name = function.get("name")
-        if not isinstance(name, str) or not name:
-            return None
-        parameters = function.get("parameters")
-        return cls(
-            name=name,
-            description=str(function.get("description") or ""),
-            parameters=parameters if isinstance(parameters, dict) else {},
-            given=spec,
-        )
 
 
 @dataclass(frozen=True)
@@ -114,8 +65,6 @@ class ToolSet:
     @cached_property
     def positional(self) -> dict[str, list[str]]:
         """Tool name -> the parameters positional arguments fill (``name('x')`` written by a model)."""
-        from ovos_agentic_loop._protocol import positional_parameters
-
         return positional_parameters(self.schemas)
 
     def get(self, name: str | None) -> ToolSpec | None:

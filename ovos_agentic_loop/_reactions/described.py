@@ -22,7 +22,7 @@ from ovos_agentic_loop._reactions.base import Reaction
 from ovos_agentic_loop._reactions.programs import NOT_PROGRAM_WORDS, is_program
 from ovos_agentic_loop._reactions.text import call_format
 from ovos_agentic_loop._reactions.view import TurnView
-from ovos_agentic_loop._toolset import ToolSpec
+from ovos_agentic_loop._tool_spec import ToolSpec
 
 __all__ = ["ANNOUNCED_STEP", "AnnouncedStep", "DescribedCall", "DescribedWithArguments", "described_call"]
 
