@@ -30,9 +30,11 @@ from typing import Any
 
 import regex
 
+from ovos_agentic_loop._markup import MARKUP_CALL_OPEN, markup_calls
 from ovos_agentic_loop._tool_spec import ToolSpec
 
 __all__ = [
+    "MARKUP_CALL_OPEN",
     "NATIVE_GUIDANCE",
     "ParsedCall",
     "ParsedReply",
@@ -222,6 +224,8 @@ def parse_reply(
     calls, problem = _react_calls(kept, names)
     if not calls and problem is None:
         calls, problem = _written_calls(kept[: max(0, MAX_CALL_SCAN_CHARS - lead)], names, parameters or {})
+    if not calls and problem is None:
+        calls, problem = _markup(kept[: max(0, MAX_CALL_SCAN_CHARS - lead)], names)
     if calls:
         return ParsedReply(calls=calls, kept_text=kept)
     if problem:
@@ -256,7 +260,11 @@ def _clean(text: str) -> str:
     if cut:
         text = text[: cut.start()]
     # What tags hold is a call, never an answer (parse_reply reads it; clean_answer's callers must
-    # not speak it either); a stray closing tag is dropped below.
+    # not speak it either); a stray closing tag is dropped below. A call written as markup runs
+    # to the end of the reply.
+    markup = MARKUP_CALL_OPEN.search(text)
+    if markup:
+        text = text[: markup.start()]
     text = _TAGGED_CALL.sub("", text)
     text = _PROTOCOL_LINE.sub("", text)
     text = FINAL_MARKER.sub("", text)
@@ -341,6 +349,18 @@ def _written_calls(
 _RESPONSE_BLOCK = regex.compile(
     r"<tool_response>(.*?)(?:</tool_response>|\Z)", regex.IGNORECASE | regex.DOTALL
 )
+
+
+def _markup(text: str, names: list[str]) -> tuple[list[ParsedCall], str | None]:
+    """A call written as markup (see ``_markup``): run when it names an available tool, a
+    format problem when it names none; never an answer either way."""
+    opening = MARKUP_CALL_OPEN.search(text)
+    if opening is None:
+        return [], None
+    found = markup_calls(text[opening.start() :], names, _match_name, _first_json_object)
+    if found:
+        return [ParsedCall(name, arguments) for name, arguments in found], None
+    return [], "a tool call written as markup that names none of the tools"
 
 
 def _misnamed_call(text: str, names: list[str]) -> list[ParsedCall]:

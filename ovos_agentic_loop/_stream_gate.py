@@ -12,6 +12,8 @@ back whatever could still turn into protocol until it is known not to be:
   would find no tool call in it; a reply that opens with ``{`` is held whole;
 - a code fence, which ends what this reply may say (the parser reads calls in fences);
 - a ``<tool_response>`` tag (a tool result the model invents), which ends it too;
+- a call written as markup (``<tools>``, ``<function name=...>``: ``_markup.py``), which ends
+  it too;
 - a ``<tool_call>`` tag, which ends it too: what the tags hold is a call (JSON or
   ``name('arg')``) or, for the parser, an unreadable one; never an answer. This holds
   wherever the tag stands, also before a protocol keyword or inside a dropped line;
@@ -43,6 +45,7 @@ import regex
 from ovos_agentic_loop._protocol import (
     FINAL_MARKER,
     LINE_KEYWORD,
+    MARKUP_CALL_OPEN,
     MAX_CALL_SCAN_CHARS,
     THINK_CLOSE,
     THINK_OPEN,
@@ -69,8 +72,11 @@ _STRUCTURE = regex.compile(r'[{}\[\]"\\]')
 #: After these, the next model call's text follows after a space; otherwise on a new line (so a
 #: talk without end punctuation is still its own sentence for a speech engine).
 _JOINS_WITH_SPACE = frozenset(".!?…:;,\"')]”’")
-# Tags from which nothing more of a reply is spoken: an invented tool result, or a call.
-_HOLDING_TAG = regex.compile(rf"{TOOL_RESPONSE_TAG.pattern}|{TOOL_CALL_OPEN.pattern}", regex.IGNORECASE)
+# Tags from which nothing more of a reply is spoken: an invented tool result, or a call (in
+# <tool_call> tags, or written as markup of the model's own: <tools>, <function name=...>).
+_HOLDING_TAG = regex.compile(
+    rf"{TOOL_RESPONSE_TAG.pattern}|{TOOL_CALL_OPEN.pattern}|{MARKUP_CALL_OPEN.pattern}", regex.IGNORECASE
+)
 
 _NO, _MAYBE, _MATCH = "no", "maybe", "match"
 
