@@ -249,7 +249,9 @@ def _toolbox_checks(plan: LoopPlan) -> list[Check]:
             continue
         section_note = f"section {_masked(source.section)} {source.where()}"
         try:
-            built = load_toolbox(name, source.section, available=available, where=source.where())
+            built = load_toolbox(
+                name, source.section, available=available, where=source.where(), engine_name="doctor"
+            )
         except (ToolboxNotLoaded, ConfigError) as exc:
             fix = f"check the persona's {name!r} section"
             checks.append(Check(f"toolbox {name}", "fail", str(exc), fix, notes=[section_note]))

@@ -23,6 +23,10 @@ from ovos_agentic_loop.personas import ToolboxSection
 __all__ = ["ToolboxNotLoaded", "load_brain", "load_toolbox", "load_toolboxes", "require_installed_brain"]
 
 
+#: Seconds a toolbox that loaded zero tools gets to close before its child processes are stopped.
+ZERO_TOOLS_CLOSE_GRACE = 0.5
+
+
 class ToolboxNotLoaded(LoopError):
     """A toolbox that is not installed, raised while being built, or has no tools; the message says which."""
 
@@ -80,7 +84,12 @@ def load_toolboxes(
             LOG.info(f"{engine_name}: toolbox {source.name!r}: {source.describe()}")
             try:
                 built = load_toolbox(
-                    source.name, source.section, available=available, bus=bus, where=source.where()
+                    source.name,
+                    source.section,
+                    available=available,
+                    bus=bus,
+                    where=source.where(),
+                    engine_name=engine_name,
                 )
             except ToolboxNotLoaded as exc:
                 LOG.warning(f"{engine_name}: {exc} Skipped.")
@@ -101,6 +110,7 @@ def load_toolbox(
     available: dict[str, Any] | None = None,
     bus: Any = None,
     where: str | None = None,
+    engine_name: str = "ovos-agentic-loop",
 ) -> BuiltToolbox:
     """Build one toolbox, or raise :class:`ToolboxNotLoaded` saying why (missing, failed, zero tools).
 
@@ -131,7 +141,9 @@ def load_toolbox(
         raise ToolboxNotLoaded(f"toolbox {name!r} failed to load: {type(exc).__name__}: {exc}.") from exc
     built = BuiltToolbox(name, toolbox, children)
     if not toolbox.tools:
-        close_toolboxes([built], engine_name=name)
+        # Nothing to serve: a short grace, since its child (an MCP server that never answered) is
+        # usually what close() would wait for.
+        close_toolboxes([built], engine_name=engine_name, grace=ZERO_TOOLS_CLOSE_GRACE)
         given = f"section {section!r}" + (f" ({where})" if where else "")
         raise ToolboxNotLoaded(
             f"toolbox {name!r} loaded ZERO tools (its discover_tools() failed or "
