@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DemoToolBox
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 
 from ovos_agentic_loop import _doctor as doctor
 from ovos_agentic_loop.errors import ConfigError
@@ -16,18 +16,18 @@ from ovos_agentic_loop.personas import Persona, PersonaError, build_engine, find
 from ovos_agentic_loop.testing import ScriptedBrain
 
 
-class ConfiguredTools(DemoToolBox):
-    """A demo toolbox registered as the entry point 'configured-tools'; it keeps the section it got."""
+class ConfiguredTools(ToolBox):
+    """A toolbox registered as the entry point 'configured-tools'; it keeps the section it got."""
 
     def __init__(self, config: dict | None = None, bus: object = None) -> None:
-        super().__init__(config, bus, toolbox_id="configured-tools")
+        super().__init__("configured-tools", config, bus)
+
+    def discover_tools(self) -> list[AgentTool]:
+        return [AgentTool("noop", "Does nothing.", ToolArguments, ToolOutput, lambda _args: ToolOutput())]
 
 
-class EmptyTools(DemoToolBox):
-    def __init__(self, config: dict | None = None, bus: object = None) -> None:
-        super().__init__(config, bus, toolbox_id="empty-tools")
-
-    def discover_tools(self) -> list:
+class EmptyTools(ConfiguredTools):
+    def discover_tools(self) -> list[AgentTool]:
         return []
 
 
