@@ -23,7 +23,7 @@ from ovos_agentic_loop.cli import main
 from ovos_agentic_loop.personas import Persona, build_engine
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
-SERVER = Path(__file__).resolve().parent / "mcp" / "stdio_server.py"
+SERVER = Path(__file__).resolve().parent / "mcp_servers" / "stdio_server.py"
 NEVER_SPEAKS_MCP = ["-c", "import time; time.sleep(600)"]
 
 pytestmark = pytest.mark.timeout(60)
