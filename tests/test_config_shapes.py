@@ -83,6 +83,18 @@ def test_the_engine_given_only_its_section_says_where_it_looked(ovos_log) -> Non
     assert "the persona's top level was not given to the loop" in infos
 
 
+def test_under_ovos_persona_a_top_level_section_is_out_of_sight_and_the_log_says_so(ovos_log) -> None:
+    """The documented limit, through the real host: ovos-persona passes the loop its own section only."""
+    from ovos_persona import Persona as OvosPersona
+
+    data = top_level_persona()
+    loaded = OvosPersona(data["name"], data)
+    (engine,) = loaded.solvers.loaded_modules.values()
+    assert engine.toolboxes[0].config == {}
+    assert "the persona's top level was not given to the loop" in "\n".join(ovos_log.at("info"))
+    loaded.solvers.shutdown()
+
+
 def test_the_zero_tools_warning_says_where_it_looked(ovos_log) -> None:
     data = {"name": "x", "handlers": ["ovos-react-loop"], "ovos-react-loop": {"toolboxes": ["empty-tools"]}}
     engine = build_engine(Persona("p.json", data))
