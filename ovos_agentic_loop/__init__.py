@@ -21,6 +21,8 @@ __all__ = [
     "ReActLoopEngine",
     "ScriptedBrain",
     "StepEvent",
+    "function_toolbox",
+    "toolbox_from_functions",
 ]
 
 _WHERE = {
@@ -35,6 +37,8 @@ _WHERE = {
     "StepEvent": "events",
     "OpenAIBrain": "brain",
     "ScriptedBrain": "testing",
+    "function_toolbox": "function_tools",
+    "toolbox_from_functions": "function_tools",
 }
 
 

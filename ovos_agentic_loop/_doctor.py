@@ -225,32 +225,69 @@ def _probe_check(endpoint: Endpoint, native_required: bool) -> Check:
 
 
 def _toolbox_checks(plan: LoopPlan) -> list[Check]:
-    """Each toolbox built exactly as the engine builds it (same loader, same section), and its diagnostics."""
+    """Each toolbox built exactly as the engine builds it (same loader, same section), and its diagnostics.
+
+    Every check says which section the toolbox gets and where it came from; a section found only at
+    the persona's top level is a warning, since ovos-persona hands the loop nothing but its own section.
+    What doctor built it closes again (an MCP toolbox runs a server process).
+    """
     from ovos_plugin_manager.persona import find_toolbox_plugins
 
+    from ovos_agentic_loop._lifecycle import close_toolboxes
     from ovos_agentic_loop._loading import ToolboxNotLoaded, load_toolbox
     from ovos_agentic_loop.errors import ConfigError
 
-    if not plan.toolbox_sections:
+    if not plan.toolbox_sources:
         return [
             Check("toolboxes", "warn", "none configured: the loop can only chat", "add 'toolboxes' names")
         ]
     available = find_toolbox_plugins()
     checks: list[Check] = []
-    for name, section in plan.toolbox_sections.items():
+    for name, source in plan.toolbox_sources.items():
         if name not in available:
             checks.append(_plugin_check("toolbox", name, "opm.agents.toolbox", set(available)))
             continue
+        section_note = f"section {_masked(source.section)} {source.where()}"
         try:
-            toolbox = load_toolbox(name, section, available=available)
+            built = load_toolbox(
+                name, source.section, available=available, where=source.where(), engine_name="doctor"
+            )
         except (ToolboxNotLoaded, ConfigError) as exc:
-            checks.append(Check(f"toolbox {name}", "fail", str(exc), f"check the persona's {name!r} section"))
+            fix = f"check the persona's {name!r} section"
+            checks.append(Check(f"toolbox {name}", "fail", str(exc), fix, notes=[section_note]))
             continue
-        tools = ", ".join(sorted(toolbox.tools))
-        check = Check(f"toolbox {name}", "ok", f"{len(toolbox.tools)} tools: {tools}")
-        checks.append(check)
-        checks += _diagnostics(name, toolbox, check)
+        try:
+            tools = ", ".join(sorted(built.toolbox.tools))
+            check = Check(f"toolbox {name}", "ok", f"{len(built.toolbox.tools)} tools: {tools}")
+            check.notes.append(section_note)
+            if source.origin == "persona":
+                check.level = "warn"
+                check.fix = (
+                    "this works with `ovos-agentic-loop chat` and with code that passes the persona, but "
+                    "ovos-persona (and ovos-persona-server's chat) hands the loop only its own section, so "
+                    f"there this toolbox gets {{}}: move the section inside the {plan.handler!r} section "
+                    "to have it everywhere"
+                )
+            checks.append(check)
+            checks += _diagnostics(name, built.toolbox, check)
+        finally:
+            close_toolboxes([built], engine_name="doctor")
     return checks
+
+
+_SECRET_WORDS = ("key", "token", "secret", "password", "auth")
+
+
+def _masked(value: Any) -> Any:
+    """``value`` with the values of secret-looking keys (``api_key``, ``token``, ...) replaced by ``***``."""
+    if isinstance(value, dict):
+        return {
+            k: "***" if any(w in str(k).lower() for w in _SECRET_WORDS) and v else _masked(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return value
 
 
 def _diagnostics(name: str, toolbox: Any, check: Check) -> list[Check]:
@@ -274,7 +311,7 @@ def run_checks(persona: Persona) -> list[Check]:
     installed = _chat_plugins()
     checks = [_plugin_check("handler", handler, "opm.agents.chat", installed)]
     try:
-        plan = loop_plan(handler, section)
+        plan = loop_plan(handler, section, persona=persona.data)
     except ConfigError as exc:
         return [*checks, Check("config", "fail", str(exc), f"fix the persona's {handler!r} section")]
     except Exception as exc:  # noqa: BLE001 - importing a third-party plugin may raise anything; reported

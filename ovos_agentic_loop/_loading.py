@@ -8,17 +8,23 @@ so by name, with what to do about it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from importlib.metadata import entry_points
 from typing import Any
 
-from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ChatEngine
 from ovos_utils.log import LOG
 
+from ovos_agentic_loop._lifecycle import BuiltToolbox, close_toolboxes, tracking_children
 from ovos_agentic_loop.config import LOOP_ENTRY_POINTS as _LOOP_ENTRY_POINTS
 from ovos_agentic_loop.errors import ConfigError, LoopError, PluginNotFound
+from ovos_agentic_loop.personas import ToolboxSection
 
 __all__ = ["ToolboxNotLoaded", "load_brain", "load_toolbox", "load_toolboxes", "require_installed_brain"]
+
+
+#: Seconds a toolbox that loaded zero tools gets to close before its child processes are stopped.
+ZERO_TOOLS_CLOSE_GRACE = 0.5
 
 
 class ToolboxNotLoaded(LoopError):
@@ -58,43 +64,64 @@ def _brain_not_found(name: str, installed: set[str], engine_name: str) -> Plugin
 
 
 def load_toolboxes(
-    names: list[str], sections: dict[str, dict[str, Any]], *, bus: Any = None, engine_name: str
-) -> list[ToolBox]:
-    """Build each named toolbox as ``cls(config=section, bus=bus)``.
+    sources: Iterable[ToolboxSection], *, bus: Any = None, engine_name: str
+) -> list[BuiltToolbox]:
+    """Build each toolbox as ``cls(config=section, bus=bus)``, logging at INFO where its section came from.
 
     A toolbox that is missing, fails to build or has zero tools is logged as a
-    WARNING with its name and the reason, and left out; the others still load.
+    WARNING with its name and the reason, and left out (and closed); the others still load.
     A section the toolbox refuses raises :class:`ConfigError` (see :func:`load_toolbox`).
     """
-    if not names:
+    sources = list(sources)
+    if not sources:
         return []
     from ovos_plugin_manager.persona import find_toolbox_plugins
 
     available = find_toolbox_plugins()
-    loaded: list[ToolBox] = []
-    for name in names:
-        try:
-            toolbox = load_toolbox(name, sections.get(name, {}), available=available, bus=bus)
-        except ToolboxNotLoaded as exc:
-            LOG.warning(f"{engine_name}: {exc} Skipped.")
-            continue
-        LOG.info(
-            f"{engine_name}: toolbox {name!r} loaded {len(toolbox.tools)} tools: {', '.join(toolbox.tools)}"
-        )
-        loaded.append(toolbox)
+    loaded: list[BuiltToolbox] = []
+    try:
+        for source in sources:
+            LOG.info(f"{engine_name}: toolbox {source.name!r}: {source.describe()}")
+            try:
+                built = load_toolbox(
+                    source.name,
+                    source.section,
+                    available=available,
+                    bus=bus,
+                    where=source.where(),
+                    engine_name=engine_name,
+                )
+            except ToolboxNotLoaded as exc:
+                LOG.warning(f"{engine_name}: {exc} Skipped.")
+                continue
+            tools = built.toolbox.tools
+            LOG.info(f"{engine_name}: toolbox {source.name!r} loaded {len(tools)} tools: {', '.join(tools)}")
+            loaded.append(built)
+    except BaseException:  # a refused section ends construction: what was built so far is closed
+        close_toolboxes(loaded, engine_name=engine_name)
+        raise
     return loaded
 
 
 def load_toolbox(
-    name: str, section: dict[str, Any], *, available: dict[str, Any] | None = None, bus: Any = None
-) -> ToolBox:
+    name: str,
+    section: dict[str, Any],
+    *,
+    available: dict[str, Any] | None = None,
+    bus: Any = None,
+    where: str | None = None,
+    engine_name: str = "ovos-agentic-loop",
+) -> BuiltToolbox:
     """Build one toolbox, or raise :class:`ToolboxNotLoaded` saying why (missing, failed, zero tools).
 
     A toolbox that refuses its section raises ``ValueError`` in its constructor (pydantic's
     ``ValidationError`` is one): that is the persona author's mistake, like a bad loop key, so it
     becomes :class:`ConfigError` naming the toolbox, not a skipped toolbox and a warning.
+    A toolbox built with zero tools is closed before the error is raised: an MCP server that
+    never answered must not keep running.
 
-    ``available`` is ``find_toolbox_plugins()`` when the caller already has it (it loads every entry point).
+    ``available`` is ``find_toolbox_plugins()`` when the caller already has it (it loads every entry point);
+    ``where`` says where ``section`` came from (see :meth:`ToolboxSection.where`), for the messages.
     """
     if available is None:
         from ovos_plugin_manager.persona import find_toolbox_plugins
@@ -107,14 +134,19 @@ def load_toolbox(
             f"{', '.join(sorted(available)) or 'none'}); 'toolboxes' takes entry-point names."
         )
     try:
-        toolbox: ToolBox = cls(config=section, bus=bus)
+        toolbox, children = tracking_children(lambda: cls(config=section, bus=bus))
     except ValueError as exc:
         raise ConfigError(f"toolbox {name!r} refuses its section: {exc}") from exc
     except Exception as exc:  # a third-party plugin may raise anything; reported by the caller
         raise ToolboxNotLoaded(f"toolbox {name!r} failed to load: {type(exc).__name__}: {exc}.") from exc
+    built = BuiltToolbox(name, toolbox, children)
     if not toolbox.tools:
+        # Nothing to serve: a short grace, since its child (an MCP server that never answered) is
+        # usually what close() would wait for.
+        close_toolboxes([built], engine_name=engine_name, grace=ZERO_TOOLS_CLOSE_GRACE)
+        given = f"section {section!r}" + (f" ({where})" if where else "")
         raise ToolboxNotLoaded(
             f"toolbox {name!r} loaded ZERO tools (its discover_tools() failed or "
-            f"returned nothing; check its config section {section!r})."
+            f"returned nothing; check its log lines above and its {given})."
         )
-    return toolbox
+    return built

@@ -101,10 +101,21 @@ def _read_question(out: TextIO) -> str:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from ovos_agentic_loop.messages import AgentMessage, MessageRole
     from ovos_agentic_loop.personas import build_engine, find_persona
 
     engine = build_engine(find_persona(args.persona))
+    try:
+        return _chat(engine, args)
+    finally:
+        # The engine closes what it built (an MCP toolbox's server process, ...): the CLI leaves no child.
+        shutdown = getattr(engine, "shutdown", None)
+        if callable(shutdown):
+            shutdown()
+
+
+def _chat(engine: Any, args: argparse.Namespace) -> int:
+    from ovos_agentic_loop.messages import AgentMessage, MessageRole
+
     if hasattr(engine, "add_step_listener"):
         engine.add_step_listener(StepPrinter())
     history: list[AgentMessage] = []

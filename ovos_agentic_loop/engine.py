@@ -10,9 +10,11 @@ many sessions at once.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
@@ -24,6 +26,7 @@ from ovos_agentic_loop import _cancellation as cancellation
 from ovos_agentic_loop._brain_call import BrainHandle
 from ovos_agentic_loop._cancellation import CancelScope
 from ovos_agentic_loop._daemon_pool import shared_pool
+from ovos_agentic_loop._lifecycle import BuiltToolbox, close_toolboxes
 from ovos_agentic_loop._loading import load_brain, load_toolboxes, require_installed_brain
 from ovos_agentic_loop._toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn import Turn, TurnSetup
@@ -38,6 +41,16 @@ WARM_UP_MESSAGE = "Reply with the single word OK."
 WARM_UP_PROGRESS = "reading the tool list, first time only..."
 
 
+#: Engines holding toolboxes they built: shut down at interpreter exit if no one did it before.
+_LIVE_ENGINES: weakref.WeakSet[AgentLoopEngine] = weakref.WeakSet()
+
+
+@atexit.register
+def _shut_down_live_engines() -> None:
+    for engine in list(_LIVE_ENGINES):
+        engine.shutdown()
+
+
 class AgentLoopEngine(ChatEngine):
     """A ``ChatEngine`` that runs a tool-calling agent loop around another chat plugin (the brain).
 
@@ -45,7 +58,16 @@ class AgentLoopEngine(ChatEngine):
         config: the persona's section for this engine (see :class:`LoopConfig`).
         brain: a ``ChatEngine`` to use instead of loading ``config["brain"]``.
         toolboxes: ``ToolBox`` instances to use instead of loading ``config["toolboxes"]``.
+        extra_toolboxes: ``ToolBox`` instances offered after the persona's (e.g. plain functions made a
+            toolbox by :mod:`ovos_agentic_loop.function_tools`); a persona tool wins a name collision.
         bus: a messagebus client; toolboxes are bound to it and step events are emitted on it.
+        persona: the whole persona JSON, when the caller has it: a toolbox section missing from
+            ``config`` is then looked for at its top level (ovos-persona passes only ``config``).
+
+    Lifecycle: :meth:`shutdown` closes every toolbox the engine built itself (``close()`` where the
+    toolbox has one, and any child process it left running); ovos-persona's ``QuestionSolversService``
+    calls it, the CLI calls it at exit, and an engine nobody shut down is shut down when the
+    interpreter exits. Toolboxes handed in (``toolboxes=``, ``extra_toolboxes=``) stay the caller's.
     """
 
     #: Callers (ovos-persona-server) may pass their own tools; see ``continue_chat``.
@@ -59,7 +81,9 @@ class AgentLoopEngine(ChatEngine):
         *,
         brain: ChatEngine | None = None,
         toolboxes: Iterable[ToolBox] | None = None,
+        extra_toolboxes: Iterable[ToolBox] | None = None,
         bus: Any = None,
+        persona: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(config=config)
         self.settings: LoopConfig = parse_config(
@@ -69,7 +93,7 @@ class AgentLoopEngine(ChatEngine):
             from ovos_agentic_loop.context.loop_context import with_context
 
             self.settings = with_context(self.settings, engine_name=self.engine_name)
-        self._plan = LoopPlan.from_settings(self.engine_name, self.settings)
+        self._plan = LoopPlan.from_settings(self.engine_name, self.settings, persona)
         self.bus = bus
         self._caller_tools = CallerTools(
             accept_toolboxes=self.settings.caller_toolboxes, engine_name=self.engine_name
@@ -81,11 +105,15 @@ class AgentLoopEngine(ChatEngine):
             self.set_brain(brain)
         elif self.settings.brain:
             require_installed_brain(self.settings.brain, engine_name=self.engine_name)
+        self._built: list[BuiltToolbox] = []  # what this engine must close; see shutdown()
         if toolboxes is None:
-            toolboxes = load_toolboxes(
-                self.settings.toolboxes, self._plan.toolbox_sections, bus=bus, engine_name=self.engine_name
+            self._built = load_toolboxes(
+                self._plan.toolbox_sources.values(), bus=bus, engine_name=self.engine_name
             )
-        self._tools = PersonaTools(list(toolboxes), engine_name=self.engine_name)
+            toolboxes = [built.toolbox for built in self._built]
+            if self._built:
+                _LIVE_ENGINES.add(self)
+        self._tools = PersonaTools([*toolboxes, *(extra_toolboxes or [])], engine_name=self.engine_name)
         self.warmed_up = threading.Event()
         self._warm_up_scope = CancelScope()  # a turn that stops waiting for the warm-up cancels it
         if self.settings.warm_up:
@@ -118,8 +146,40 @@ class AgentLoopEngine(ChatEngine):
         return list(self._tools.toolboxes)
 
     def load_toolboxes(self, toolboxes: Iterable[ToolBox]) -> None:
-        """Replace the persona's toolboxes."""
-        self._tools = PersonaTools(list(toolboxes), engine_name=self.engine_name)
+        """Replace the persona's toolboxes (the engine closes those it built and no longer uses)."""
+        toolboxes = list(toolboxes)
+        kept = {id(toolbox) for toolbox in toolboxes}
+        with self._lock:
+            dropped = [b for b in self._built if id(b.toolbox) not in kept]
+            self._built = [b for b in self._built if id(b.toolbox) in kept]
+            self._tools = PersonaTools(toolboxes, engine_name=self.engine_name)
+        close_toolboxes(dropped, engine_name=self.engine_name)
+
+    def add_toolboxes(self, *toolboxes: ToolBox) -> None:
+        """Offer ``toolboxes`` after the current ones (a tool already offered wins a name collision)."""
+        with self._lock:
+            self._tools = PersonaTools([*self._tools.toolboxes, *toolboxes], engine_name=self.engine_name)
+
+    # -- lifecycle ------------------------------------------------------------------
+    def shutdown(self) -> None:
+        """Close every toolbox this engine built; idempotent. Their tools are no longer offered.
+
+        ovos-persona's ``QuestionSolversService.shutdown()`` calls this for each handler; a ``with``
+        block calls it on leaving. Toolboxes handed in by the caller are not closed: they are the caller's.
+        """
+        with self._lock:
+            built, self._built = self._built, []
+            mine = {id(b.toolbox) for b in built}
+            kept = [toolbox for toolbox in self._tools.toolboxes if id(toolbox) not in mine]
+            self._tools = PersonaTools(kept, engine_name=self.engine_name)
+        _LIVE_ENGINES.discard(self)
+        close_toolboxes(built, engine_name=self.engine_name)
+
+    def __enter__(self) -> AgentLoopEngine:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.shutdown()
 
     @property
     def max_iterations(self) -> int:

@@ -2,12 +2,20 @@
 
     find_persona("researcher")          a path, ./personas/<name>.json, or a persona shipped in the package
       -> Persona.handler, .handler_section   the first handler and its section, as ovos-persona passes it
-      -> loop_plan(handler, section)    for one of this project's loops: the parsed LoopConfig, the brain's
-                                        name and section, each toolbox's name and section
-      -> build_engine(persona)          the handler built the way ovos-persona builds it
+      -> loop_plan(handler, section, persona=data)
+                                        for one of this project's loops: the parsed LoopConfig, the brain's
+                                        name and section, each toolbox's name, section and where it came from
+      -> build_engine(persona)          the handler built the way ovos-persona builds it (and, for our
+                                        loops, given the whole persona so top-level sections are found)
 
 The engine reads its brain and toolboxes through :class:`LoopPlan` too, so ``doctor`` checks exactly
 the names, sections and defaults the engine will use, and cannot drift from it.
+
+A toolbox's section is looked for inside the loop's section first, then at the persona's top level
+(the shape ovos-tool-adapters' README and ovos-persona-server's tool bridges use). The top level is
+only visible where the whole persona is known: ``build_engine`` (the CLI), ``doctor``, and code that
+passes ``persona=`` to the engine. ovos-persona (and so ovos-persona-server's chat) builds a handler
+as ``cls(config=persona[handler])``: there the loop sees only its own section, and says so.
 """
 
 from __future__ import annotations
@@ -17,16 +25,18 @@ from dataclasses import dataclass, field
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
-from ovos_agentic_loop.errors import LoopError, PluginNotFound
+from ovos_agentic_loop.config import LOOP_ENTRY_POINTS, LoopConfig, Mode, parse_config
+from ovos_agentic_loop.errors import ConfigError, LoopError, PluginNotFound
 
 __all__ = [
     "SHIPPED_PACKAGE",
     "LoopPlan",
     "Persona",
     "PersonaError",
+    "SectionOrigin",
+    "ToolboxSection",
     "build_engine",
     "find_persona",
     "loop_class",
@@ -66,6 +76,42 @@ class Persona:
         return section if section is not None else {"enabled": True}
 
 
+#: Where a toolbox's section came from: inside the loop's section, the persona's top level, or
+#: nowhere (the toolbox gets ``{}``).
+SectionOrigin = Literal["loop", "persona", "none"]
+
+
+@dataclass(frozen=True)
+class ToolboxSection:
+    """One toolbox's section as the loop will pass it, and where it was found."""
+
+    name: str
+    section: dict[str, Any]
+    origin: SectionOrigin
+    handler: str  # the loop whose section was searched first
+    persona_known: bool  # whether the persona's top level was there to search
+    shadowed: bool = False  # a top-level section exists too, and the loop's own section won
+
+    def where(self) -> str:
+        """Where the section came from (or where it was looked for), as a log line or doctor says it."""
+        inside = f"inside the {self.handler!r} section"
+        if self.origin == "loop":
+            shadowed = " (a section at the persona's top level too, not used)" if self.shadowed else ""
+            return f"from {inside}{shadowed}"
+        if self.origin == "persona":
+            return "from the persona's top level"
+        if self.persona_known:
+            return f"no section {inside} nor at the persona's top level"
+        return (
+            f"no section {inside}, and the persona's top level was not given to the loop "
+            "(ovos-persona passes a handler only its own section)"
+        )
+
+    def describe(self) -> str:
+        """The log line's text: the section's origin, or that there is none and the toolbox gets ``{}``."""
+        return f"section {self.where()}" if self.origin != "none" else f"{self.where()}; it gets {{}}"
+
+
 @dataclass(frozen=True)
 class LoopPlan:
     """What one of this project's loops will load for a persona section."""
@@ -74,17 +120,45 @@ class LoopPlan:
     settings: LoopConfig
     brain: str  # entry-point name (the default brain when the section names none)
     brain_section: dict[str, Any] = field(default_factory=dict)
-    toolbox_sections: dict[str, dict[str, Any]] = field(default_factory=dict)  # in the section's order
+    toolbox_sources: dict[str, ToolboxSection] = field(default_factory=dict)  # in the section's order
+
+    @property
+    def toolbox_sections(self) -> dict[str, dict[str, Any]]:
+        """Each toolbox's section, by name, in the loop section's order."""
+        return {name: source.section for name, source in self.toolbox_sources.items()}
 
     @classmethod
-    def from_settings(cls, handler: str, settings: LoopConfig) -> LoopPlan:
+    def from_settings(
+        cls, handler: str, settings: LoopConfig, persona: dict[str, Any] | None = None
+    ) -> LoopPlan:
+        """``persona``: the whole persona JSON when known, so top-level toolbox sections are found."""
         return cls(
             handler=handler,
             settings=settings,
             brain=settings.brain_name,
             brain_section=settings.plugin_section(settings.brain_name),
-            toolbox_sections={name: settings.plugin_section(name) for name in settings.toolboxes},
+            toolbox_sources={
+                name: _toolbox_section(name, handler, settings, persona) for name in settings.toolboxes
+            },
         )
+
+
+def _toolbox_section(
+    name: str, handler: str, settings: LoopConfig, persona: dict[str, Any] | None
+) -> ToolboxSection:
+    in_loop = (settings.model_extra or {}).get(name)  # parse_config already refused a non-object here
+    top = None if persona is None else persona.get(name)
+    if top is not None and not isinstance(top, dict):
+        raise ConfigError(
+            f"{handler}: invalid configuration: the {name!r} section at the persona's top level must be "
+            f"a JSON object, got {type(top).__name__}"
+        )
+    known = persona is not None
+    if in_loop is not None:
+        return ToolboxSection(name, dict(in_loop), "loop", handler, known, shadowed=top is not None)
+    if top is not None:
+        return ToolboxSection(name, dict(top), "persona", handler, known)
+    return ToolboxSection(name, {}, "none", handler, known)
 
 
 def shipped_personas() -> dict[str, Traversable]:
@@ -123,9 +197,31 @@ def _parse(text: str, source: str) -> Persona:
     if not isinstance(data, dict):
         raise PersonaError(f"{source}: a persona is a JSON object, got {type(data).__name__}")
     handlers = data.get("handlers") or data.get("solvers")
+    if handlers is None and isinstance(data.get("chat_module"), str):
+        raise PersonaError(_chat_module_hint(source, data))
     if not isinstance(handlers, list) or not handlers or not all(isinstance(h, str) for h in handlers):
         raise PersonaError(f"{source}: a persona needs a non-empty 'handlers' list of chat plugin names")
+    if handlers[0] in LOOP_ENTRY_POINTS and "toolboxes" in data:
+        raise PersonaError(
+            f"{source}: 'toolboxes' at the persona's top level is not read: ovos-persona passes the "
+            f"loop only its own section, so write it inside the {handlers[0]!r} section "
+            f"({json.dumps({handlers[0]: {'toolboxes': ['...']}})[1:-1]}); the toolboxes' own sections "
+            "may stay at the top level"
+        )
     return Persona(source=source, data=data)
+
+
+def _chat_module_hint(source: str, data: dict[str, Any]) -> str:
+    """What to write instead of ovos-tool-adapters' shape (``chat_module``, top-level ``toolboxes``)."""
+    handler = data["chat_module"]
+    text = (
+        f"{source}: 'chat_module' is not read by ovos-persona, which runs the chat plugins listed in "
+        f"'handlers': write " + json.dumps({"handlers": [handler]})[1:-1]
+    )
+    if "toolboxes" in data:
+        inside = json.dumps({handler: {"toolboxes": ["..."]}})[1:-1]
+        text += f", and put 'toolboxes' inside the {handler!r} section ({inside})"
+    return text
 
 
 def loop_class(handler: str) -> type | None:
@@ -138,9 +234,12 @@ def loop_class(handler: str) -> type | None:
     return cls if isinstance(cls, type) and issubclass(cls, AgentLoopEngine) else None
 
 
-def loop_plan(handler: str, section: dict[str, Any] | None) -> LoopPlan | None:
+def loop_plan(
+    handler: str, section: dict[str, Any] | None, *, persona: dict[str, Any] | None = None
+) -> LoopPlan | None:
     """What the loop ``handler`` will load from ``section``; ``None`` when ``handler`` is not one of ours.
 
+    ``persona``: the whole persona JSON, where toolbox sections are looked for after the loop's section.
     Raises :class:`~ovos_agentic_loop.errors.ConfigError` for a bad section, as the engine would,
     and whatever importing an installed but broken ``handler`` raises.
     """
@@ -153,12 +252,17 @@ def loop_plan(handler: str, section: dict[str, Any] | None) -> LoopPlan | None:
     if core_section is not None:
         section = core_section(section)
     settings = parse_config(section, engine_name=handler, default_mode=default_mode)
-    return LoopPlan.from_settings(handler, settings)
+    return LoopPlan.from_settings(handler, settings, persona)
 
 
 def build_engine(persona: Persona) -> Any:
-    """The persona's first handler, built the way ovos-persona builds it."""
+    """The persona's first handler, built the way ovos-persona builds it.
+
+    One of this project's loops also gets the whole persona, so toolbox sections at its top level are found.
+    """
     from ovos_plugin_manager.agents import find_chat_plugins, load_chat_plugin
+
+    from ovos_agentic_loop.engine import AgentLoopEngine
 
     cls = load_chat_plugin(persona.handler)
     if cls is None:
@@ -167,4 +271,6 @@ def build_engine(persona: Persona) -> Any:
             f"chat plugin {persona.handler!r} is not installed (installed: {installed}); "
             f"run 'ovos-agentic-loop doctor {persona.source}'"
         )
+    if isinstance(cls, type) and issubclass(cls, AgentLoopEngine):
+        return cls(config=persona.handler_section, persona=persona.data)
     return cls(config=persona.handler_section)

@@ -21,6 +21,8 @@ def test_public_names_are_pinned_and_resolve() -> None:
         "ReActLoopEngine",
         "ScriptedBrain",
         "StepEvent",
+        "function_toolbox",
+        "toolbox_from_functions",
     ]
     for name in ovos_agentic_loop.__all__:
         assert getattr(ovos_agentic_loop, name).__name__ == name
