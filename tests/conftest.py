@@ -1,5 +1,6 @@
-"""Fixtures shared by every test: log capture for OVOS's logger, small demo toolboxes, and the skip of
-tests whose optional package is missing (``optional_packages``)."""
+"""Fixtures shared by every test: log capture for OVOS's logger, small demo toolboxes, the guard against
+real model servers (``model_server_guard``) and the skip of tests whose optional package is missing
+(``optional_packages``)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,21 @@ import time
 from collections.abc import Iterator
 
 import pytest
+
+# The guard's autouse fixture and report hook take effect by being names of this conftest.
+from model_server_guard import no_model_server_connections, pytest_runtest_makereport, register_marker
 from optional_packages import missing_reason, need_all, skip_unless_installed
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import Field
 
+__all__ = ["no_model_server_connections", "pytest_runtest_makereport"]
+
 NEEDS_PACKAGE = "needs_package"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    register_marker(config)
     config.addinivalue_line(
         "markers",
         f"{NEEDS_PACKAGE}(module, ...): skipped, naming the package and how to install it, when an optional "
