@@ -12,6 +12,7 @@ defaults and toolbox loader as the engine), checks the server the brain will rea
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
 import urllib.error
@@ -21,6 +22,7 @@ from importlib import metadata
 from typing import Any, Literal, TextIO
 from urllib.parse import urlparse
 
+from ovos_agentic_loop._loop_names import LOOP_NAMES, LOOPS, loop_name
 from ovos_agentic_loop.personas import LoopPlan, Persona, loop_plan
 
 __all__ = ["Check", "Endpoint", "endpoint_of", "run_checks", "run_doctor"]
@@ -74,6 +76,24 @@ def _plugin_check(kind: str, name: str, group: str, installed: set[str]) -> Chec
     if name in installed:
         return Check(f"{kind} plugin {name}", "ok", "installed")
     return Check(f"{kind} plugin {name}", "fail", "not installed", _plugin_hint(name, group, installed))
+
+
+def _handler_check(name: str, installed: set[str]) -> Check:
+    """The handler's plugin check; for one of this project's loops, what it does or why it is missing."""
+    summary = {loop.name: loop.summary for loop in LOOPS}.get(name)
+    if name in installed:
+        return Check(f"handler plugin {name}", "ok", f"installed ({summary})" if summary else "installed")
+    if summary:
+        fix = (
+            f"{name!r} is one of ovos-agentic-loop's loops, but its entry points are not registered here: "
+            "install the package (`pip install ovos-agentic-loop`; `pip install -e .` in a checkout)"
+        )
+        return Check(f"handler plugin {name}", "fail", "not installed", fix)
+    check = _plugin_check("handler", name, "opm.agents.chat", installed)
+    near = difflib.get_close_matches(name, sorted(LOOP_NAMES), n=1, cutoff=0.75)
+    if near:
+        check.fix = f"did you mean {near[0]!r}? {check.fix}"
+    return check
 
 
 def _chat_plugins() -> set[str]:
@@ -220,7 +240,7 @@ def _probe_check(endpoint: Endpoint, native_required: bool) -> Check:
         f"no native tool_calls; the model wrote: {reply.content[:120]!r}",
         "start the local server with the tool-call template "
         "(`ovos-agentic-loop server start --template tools`); "
-        "ovos-react-loop in mode auto/text also runs calls written in the text",
+        f"{loop_name('ReActLoopEngine')} in mode auto/text also runs calls written in the text",
     )
 
 
@@ -309,7 +329,7 @@ def run_checks(persona: Persona) -> list[Check]:
     handler = persona.handler
     section = persona.handler_section
     installed = _chat_plugins()
-    checks = [_plugin_check("handler", handler, "opm.agents.chat", installed)]
+    checks = [_handler_check(handler, installed)]
     try:
         plan = loop_plan(handler, section, persona=persona.data)
     except ConfigError as exc:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field, ValidationError
 
+from ovos_agentic_loop._loop_names import LOOP_NAMES
 from ovos_agentic_loop.errors import ConfigError
 from ovos_agentic_loop_settings import StrictSection, describe_errors, require_mapping
 
@@ -35,21 +36,9 @@ Mode = Literal["auto", "native", "text"]
 #: whose defaults point at the local llama-server (``ovos-agentic-loop server start``).
 DEFAULT_BRAIN = "ovos-openai-brain"
 
-#: The entry points of this project's loops: a persona handler that reads a loop section, and a
-#: name that can never be a brain.
-LOOP_ENTRY_POINTS = frozenset(
-    {
-        "ovos-react-loop",
-        "ovos-native-toolcall-loop",
-        # the other reasoning loops (ovos_agentic_loop.loops)
-        "ovos-plan-execute-loop",
-        "ovos-reflexion-loop",
-        "ovos-self-ask-loop",
-        "ovos-chain-of-thought-loop",
-        "ovos-critic-loop",
-        "ovos-tree-of-thoughts-loop",
-    }
-)
+#: The entry points of this project's loops (one registry: :mod:`ovos_agentic_loop._loop_names`):
+#: a persona handler that reads a loop section, and a name that can never be a brain.
+LOOP_ENTRY_POINTS = LOOP_NAMES
 
 # Keys that the ecosystem puts into every plugin section: ovos-persona passes
 # {"enabled": True} for a handler without a section, and OPM engines read "lang".

@@ -28,6 +28,7 @@ from ovos_agentic_loop._cancellation import CancelScope
 from ovos_agentic_loop._daemon_pool import shared_pool
 from ovos_agentic_loop._lifecycle import BuiltToolbox, close_toolboxes
 from ovos_agentic_loop._loading import load_brain, load_toolboxes, require_installed_brain
+from ovos_agentic_loop._loop_names import loop_name
 from ovos_agentic_loop._toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn import Turn, TurnSetup
 from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
@@ -369,12 +370,12 @@ class ReActLoopEngine(AgentLoopEngine):
     """``ovos-react-loop``: native tool calls when the brain supports them, the text protocol otherwise,
     and calls written in the reply text are run either way (``mode: auto``)."""
 
-    engine_name = "ovos-react-loop"
+    engine_name = loop_name("ReActLoopEngine")
     default_mode: Mode = "auto"
 
 
 class NativeToolCallEngine(AgentLoopEngine):
     """``ovos-native-toolcall-loop``: the same loop in ``mode: native`` (the brain's native tool calls)."""
 
-    engine_name = "ovos-native-toolcall-loop"
+    engine_name = loop_name("NativeToolCallEngine")
     default_mode: Mode = "native"

@@ -1,4 +1,6 @@
-"""Fixtures shared by every test: log capture for OVOS's logger, and small demo toolboxes."""
+"""Fixtures shared by every test: log capture for OVOS's logger, small demo toolboxes, the guard against
+real model servers (``model_server_guard``) and the skip of tests whose optional package is missing
+(``optional_packages``)."""
 
 from __future__ import annotations
 
@@ -6,9 +8,48 @@ import time
 from collections.abc import Iterator
 
 import pytest
+
+# The guard's autouse fixture and report hook take effect by being names of this conftest.
+from model_server_guard import no_model_server_connections, pytest_runtest_makereport, register_marker
+from optional_packages import missing_reason, need_all, skip_unless_installed
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import Field
+
+__all__ = ["no_model_server_connections", "pytest_runtest_makereport"]
+
+NEEDS_PACKAGE = "needs_package"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    register_marker(config)
+    config.addinivalue_line(
+        "markers",
+        f"{NEEDS_PACKAGE}(module, ...): skipped, naming the package and how to install it, when an optional "
+        "module is not importable (tests/optional_packages.py)",
+    )
+
+
+def _needed_packages(item: pytest.Item) -> list[str]:
+    return [module for mark in item.iter_markers(NEEDS_PACKAGE) for module in mark.args]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """``@pytest.mark.needs_package("trafilatura")``: skipped, at the test's own line, when it is missing."""
+    if need_all():
+        return  # pytest_runtest_setup fails the test instead
+    for item in items:
+        for module in _needed_packages(item):
+            reason = missing_reason(module)
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if need_all():
+        for module in _needed_packages(item):
+            skip_unless_installed(module)  # fails: scripts/check installed every optional package
 
 
 class OvosLogCapture:

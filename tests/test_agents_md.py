@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from optional_packages import require
 from ovos_plugin_manager.agents import find_memory_plugins, load_chat_plugin, load_memory_plugin
 from ovos_plugin_manager.templates.agents import AgentContextManager, AgentMessage, MessageRole
 
@@ -228,7 +229,7 @@ def test_a_missing_context_plugin_is_named_and_the_persona_still_loads(ovos_log:
 
 def test_through_ovos_persona_as_its_memory_module(project: Path) -> None:
     """The real ovos-persona: ``memory_module`` builds the messages, the loop sends AGENTS.md to the model."""
-    ovos_persona = pytest.importorskip("ovos_persona")
+    ovos_persona = require("ovos_persona")
     from fake_openai_server import FakeOpenAIServer, answer
     from ovos_bus_client.session import Session
 

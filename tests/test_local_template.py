@@ -32,6 +32,7 @@ def test_unknown_template_is_an_error() -> None:
 
 
 @pytest.mark.skipif(not is_ready(), reason="bundled model not assembled (ovos-agentic-loop setup)")
+@pytest.mark.needs_package("gguf")  # read_chat_template reads the GGUF's metadata with it
 def test_derivation_fits_the_bundled_model() -> None:
     stock = read_chat_template(model_path())
     assert "<tool_call>" in stock

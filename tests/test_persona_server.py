@@ -13,9 +13,14 @@ from typing import Any
 
 import pytest
 from fake_openai_server import FakeOpenAIServer, answer
-from fastapi.testclient import TestClient
-from ovos_persona_server import create_persona_app
-from ovos_persona_server.server_tools import reset_registry_cache
+from optional_packages import require
+
+require("fastapi")
+require("ovos_persona_server")
+
+from fastapi.testclient import TestClient  # noqa: E402 - after the skip of a missing package
+from ovos_persona_server import create_persona_app  # noqa: E402
+from ovos_persona_server.server_tools import reset_registry_cache  # noqa: E402
 
 MATH_TOOLS = ["evaluate_expression", "unit_convert", "statistics_summary", "solve_equation"]
 WEATHER = {

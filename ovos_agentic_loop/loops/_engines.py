@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import BaseModel, ValidationError
 
+from ovos_agentic_loop._loop_names import loop_name
 from ovos_agentic_loop._toolset import WarnOnce
 from ovos_agentic_loop._turn import Turn
 from ovos_agentic_loop.engine import AgentLoopEngine
@@ -91,7 +92,7 @@ def _parse_loop_settings(
 class PlanExecuteLoopEngine(StrategyLoopEngine):
     """``ovos-plan-execute-loop``: plan, run each step with tools, re-plan on failure, synthesise."""
 
-    engine_name = "ovos-plan-execute-loop"
+    engine_name = loop_name("PlanExecuteLoopEngine")
     settings_model = PlanExecuteSettings
     strategy_class = PlanExecute
 
@@ -99,7 +100,7 @@ class PlanExecuteLoopEngine(StrategyLoopEngine):
 class ReflexionLoopEngine(StrategyLoopEngine):
     """``ovos-reflexion-loop``: answer with tools, judge it, retry with the reflection."""
 
-    engine_name = "ovos-reflexion-loop"
+    engine_name = loop_name("ReflexionLoopEngine")
     settings_model = ReflexionSettings
     strategy_class = Reflexion
 
@@ -107,7 +108,7 @@ class ReflexionLoopEngine(StrategyLoopEngine):
 class SelfAskLoopEngine(StrategyLoopEngine):
     """``ovos-self-ask-loop``: follow-up questions answered with tools, then the answer."""
 
-    engine_name = "ovos-self-ask-loop"
+    engine_name = loop_name("SelfAskLoopEngine")
     settings_model = SelfAskSettings
     strategy_class = SelfAsk
 
@@ -115,7 +116,7 @@ class SelfAskLoopEngine(StrategyLoopEngine):
 class ChainOfThoughtLoopEngine(StrategyLoopEngine):
     """``ovos-chain-of-thought-loop``: reasoning, then the answer; the reasoning is never spoken."""
 
-    engine_name = "ovos-chain-of-thought-loop"
+    engine_name = loop_name("ChainOfThoughtLoopEngine")
     settings_model = ChainOfThoughtSettings
     strategy_class = ChainOfThought
 
@@ -123,7 +124,7 @@ class ChainOfThoughtLoopEngine(StrategyLoopEngine):
 class CriticLoopEngine(StrategyLoopEngine):
     """``ovos-critic-loop``: draft, critique (doubts checked with tools), revise."""
 
-    engine_name = "ovos-critic-loop"
+    engine_name = loop_name("CriticLoopEngine")
     settings_model = CriticSettings
     strategy_class = Critic
 
@@ -131,6 +132,6 @@ class CriticLoopEngine(StrategyLoopEngine):
 class TreeOfThoughtsLoopEngine(StrategyLoopEngine):
     """``ovos-tree-of-thoughts-loop``: candidate thoughts scored per level, the best carried out."""
 
-    engine_name = "ovos-tree-of-thoughts-loop"
+    engine_name = loop_name("TreeOfThoughtsLoopEngine")
     settings_model = TreeOfThoughtsSettings
     strategy_class = TreeOfThoughts

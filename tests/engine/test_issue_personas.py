@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from engine_helpers import user
 from ovos_plugin_manager.agents import load_chat_plugin
 
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+pytestmark = pytest.mark.needs_package("ovos_openai_plugin")  # both personas name ovos-chat-openai-plugin
 
 OPS_ASSISTANT = {
     "name": "OpsAssistant",

@@ -154,6 +154,7 @@ def test_one_private_answer_among_public_ones_refuses_the_name(dns: dict[str, li
     assert "127.0.0.1, a loopback address" in error_of(toolbox(), "https://mixed.example.org/")
 
 
+@pytest.mark.needs_package("trafilatura")  # the page is HTML
 def test_the_connection_goes_to_the_checked_address_with_the_real_name(dns: dict[str, list[str]]) -> None:
     """DNS rebinding: the name is resolved once per hop and never again; TLS is verified for the name."""
     dns["news.example.org"] = [PUBLIC]
@@ -170,6 +171,7 @@ def test_the_connection_goes_to_the_checked_address_with_the_real_name(dns: dict
     assert dns["lookups"] == ["news.example.org"]
 
 
+@pytest.mark.needs_package("trafilatura")  # the page is HTML
 def test_a_name_is_pinned_on_a_live_server_too(server: LocalWebServer, dns: dict[str, list[str]]) -> None:
     dns["home.example.org"] = ["127.0.0.1"]
     tb = toolbox(allow_private=True)
@@ -238,6 +240,7 @@ def test_blocked_and_allowed_domains_apply_to_every_hop(dns: dict[str, list[str]
     assert "not one of them" in error_of(toolbox(allowed_domains=["example.org"]), "https://badexample.org/")
 
 
+@pytest.mark.needs_package("trafilatura")  # the page is HTML
 def test_no_cookies_are_kept_between_pages(server: LocalWebServer) -> None:
     """Pinned requests go to addresses: a kept cookie would follow the IP to other sites on it."""
     server.routes["/login"] = lambda h: send(
@@ -257,6 +260,7 @@ def test_a_not_modified_or_other_3xx_answer_is_not_read_as_a_page(server: LocalW
 # -- size, time, content types ---------------------------------------------------------------------
 
 
+@pytest.mark.needs_package("trafilatura")  # the page is HTML
 def test_a_huge_page_is_cut_and_the_download_stopped(server: LocalWebServer) -> None:
     server.routes["/huge"] = huge(server, 50_000_000)
     tb = toolbox(allow_private=True, max_page_bytes=200_000)

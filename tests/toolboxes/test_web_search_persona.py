@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer, completion
+from optional_packages import require
 from ovos_plugin_manager.agents import load_chat_plugin
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 from web_search_servers import FakeSearxng, LocalWebServer
 
-pytest.importorskip("ovos_openai_plugin", reason="ovos-chat-openai-plugin is installed by scripts/bootstrap")
+require("ovos_openai_plugin")
 
 # The docs' example, plus the two sections a machine without internet needs: where the brain is,
 # and which search service to ask.
