@@ -181,7 +181,7 @@ def run_calls(
                 ToolOutcome(call, status_of(exc), _cut(text, max_chars), duration, error=text.split("\n")[0])
             )
             continue
-        value = _json_ready(output)
+        value = output
         outcomes.append(
             ToolOutcome(call, Status.OK, _cut(render_output(value), max_chars), duration, output=value)
         )
@@ -219,7 +219,32 @@ def _call(toolbox: ToolBox, call: ToolCall) -> tuple[Any, float]:
         raise ArgumentsNotObject(f"arguments must be a JSON object, got {type(call.arguments).__name__}")
     if set(call.arguments) == {RAW_ARGUMENTS_KEY}:  # never hand the tool a placeholder key
         raise ArgumentsNotJSON(str(call.arguments[RAW_ARGUMENTS_KEY]))
-    return toolbox.call_tool(call.name, dict(call.arguments)), time.monotonic() - started
+    output = _json_ready(toolbox.call_tool(call.name, dict(call.arguments)))
+    return _mcp_result(output), time.monotonic() - started
+
+
+class ToolReportedError(RuntimeError):
+    """The tool returned a result that says it failed (an MCP result with ``is_error``)."""
+
+
+def _mcp_result(output: Any) -> Any:
+    """An MCP tool's result as ovos-tool-adapters passes it (``{content, is_error, raw}``): a
+    failure becomes a failure (the model sees one short error line, not a success-shaped result);
+    ``raw`` is dropped when its text blocks only repeat ``content`` (the model read it twice)."""
+    if not isinstance(output, dict) or not {"content", "is_error"} <= set(output):
+        return output
+    if output.get("is_error") is True:
+        content = output.get("content")
+        message = (
+            content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
+        )
+        raise ToolReportedError(" ".join(message.split()) or "the tool reported an error")
+    raw = output.get("raw")
+    blocks = raw if isinstance(raw, list) else None
+    texts_only = blocks is not None and all(isinstance(b, dict) and b.get("type") == "text" for b in blocks)
+    if texts_only and "".join(str(b.get("text", "")) for b in blocks or []) == output.get("content"):
+        return {k: v for k, v in output.items() if k != "raw"}
+    return output
 
 
 def _json_ready(output: Any) -> Any:
@@ -281,6 +306,8 @@ def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) 
     if validation is not None:  # OPM: bad output -> RuntimeError; a bug in the tool, not the call
         return f"Error: {name} returned a result that does not match its schema (a tool bug): {validation}"
     root = _root_cause(exc)
+    if isinstance(root, ToolReportedError):  # the tool's own words: no exception type to add
+        return f"Error: {name} failed: {root}"
     message = str(root) or "no message"
     return f"Error: {name} failed: {type(root).__name__}: {message}"
 

@@ -102,11 +102,6 @@ def test_doctor_shows_the_top_level_section_of_a_real_mcp_toolbox(
     assert child_pids() - before == set()  # what doctor built it closed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 22: an MCP result's rendering for the model lives in _observations (not this change): "
-    "today an MCP error reaches the model as a success-shaped {content, is_error, raw} with the text twice",
-)
 def test_an_mcp_tool_error_reaches_the_model_as_one_short_error_line() -> None:
     engine = build_engine(Persona("p.json", mcp_persona([str(SERVER)])))
     try:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 
-from conftest import DemoToolBox
+from conftest import DemoToolBox, FailArgs
 from engine_helpers import engine_with, user
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolBox, ToolOutput
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
+from pydantic import Field
 
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
@@ -94,3 +96,41 @@ def test_max_parallel_tools_bounds_concurrency(demo_tools: DemoToolBox) -> None:
     started = time.monotonic()
     engine.continue_chat(user("go"))
     assert time.monotonic() - started >= 0.75  # two waves of two, not one wave of four
+
+
+class _McpResult(ToolOutput):
+    content: str
+    is_error: bool
+    raw: list = Field(default_factory=list)
+
+
+class _McpShapedBox(ToolBox):
+    """Results shaped as ovos-tool-adapters passes an MCP tool's: {content, is_error, raw}."""
+
+    def __init__(self) -> None:
+        super().__init__("mcp-shaped", {}, None)
+
+    def discover_tools(self) -> list[AgentTool]:
+        def fail(args: FailArgs) -> dict:
+            text = "Error executing tool explode"
+            return {"content": text, "is_error": True, "raw": [{"type": "text", "text": text}]}
+
+        def ok(args: FailArgs) -> dict:
+            return {"content": "42", "is_error": False, "raw": [{"type": "text", "text": "42"}]}
+
+        return [
+            AgentTool("explode", "Fails.", FailArgs, _McpResult, fail),
+            AgentTool("answer", "Answers.", FailArgs, _McpResult, ok),
+        ]
+
+
+def test_an_mcp_shaped_error_is_one_short_error_line_and_a_result_is_read_once() -> None:
+    events: list = []
+    brain = ScriptedBrain([tool_call("explode", message="x"), tool_call("answer", message="x"), "42."])
+    engine = engine_with(brain, [_McpShapedBox()])
+    engine.add_step_listener(events.append)
+    engine.continue_chat(user("go"))
+    failed = brain.calls[1].messages[-1].content
+    assert failed == "Error: explode failed: Error executing tool explode"
+    assert brain.calls[2].messages[-1].content == '{"content": "42", "is_error": false}'  # no raw copy
+    assert [e.data["ok"] for e in events if e.kind == "tool_result"] == [False, True]
