@@ -126,15 +126,28 @@ class ToolOutcome:
         return [self.observation]
 
 
-def not_run_again(call: ToolCall) -> ToolOutcome:
-    """The outcome of a call identical to one that already succeeded this turn: not run."""
-    return ToolOutcome(call, Status.NOT_RUN_AGAIN, NOT_RUN_AGAIN, 0.0)
+def not_run_again(call: ToolCall, earlier: ToolOutcome | None = None) -> ToolOutcome:
+    """The outcome of a call identical to one that already succeeded this turn: not run. The
+    earlier result is quoted: answered from the result at the first repeat, the model states it
+    rather than asking a third time."""
+    if earlier is None:
+        return ToolOutcome(call, Status.NOT_RUN_AGAIN, NOT_RUN_AGAIN, 0.0)
+    result = earlier.observation
+    quoted = result if len(result) <= MAX_REMINDED_CHARS else result[:MAX_REMINDED_CHARS] + "…"
+    text = NOT_RUN_AGAIN_WITH_RESULT.format(result=quoted)
+    return ToolOutcome(call, Status.NOT_RUN_AGAIN, text, 0.0)
 
 
 NOT_RUN_AGAIN = (
     "Not run again: this exact call already succeeded, its result is above. Use it now: answer, "
     "or call a different tool for what is still missing."
 )
+NOT_RUN_AGAIN_WITH_RESULT = (
+    "Not run again: this exact call already succeeded and returned: {result}\nUse this result now: "
+    "answer with it, or call a different tool for what is still missing."
+)
+#: Most characters of an earlier result quoted in a reminder.
+MAX_REMINDED_CHARS = 300
 
 
 def run_calls(

@@ -41,7 +41,7 @@ def forced_messages(
     persona: list[str],
     incoming: Sequence[AgentMessage],
     transcript: Sequence[AgentMessage],
-    outcomes: Mapping[str, ToolOutcome],
+    outcomes: Mapping[int, ToolOutcome],
     instruction: str,
 ) -> list[AgentMessage]:
     """The last call of a turn without tools: the conversation, then the tool results as plain
@@ -49,11 +49,15 @@ def forced_messages(
     to; shown the results as a note, they answer."""
     calls = {c.id: c for m in transcript if m.tool_calls for c in m.tool_calls}
     results: dict[str, str] = {}  # the same call made twice is listed once
-    for message in transcript:
-        call = calls.get(message.tool_call_id or "") if message.role == MessageRole.TOOL else None
-        outcome = outcomes.get(message.tool_call_id or "")
-        if call is None or (outcome is not None and outcome.status is Status.NOT_RUN_AGAIN):
+    for at, message in enumerate(transcript):
+        outcome = outcomes.get(at)
+        if message.role != MessageRole.TOOL or (
+            outcome is not None and outcome.status is Status.NOT_RUN_AGAIN
+        ):
             continue  # a reminder holds no result
+        call = outcome.call if outcome is not None else calls.get(message.tool_call_id or "")
+        if call is None:
+            continue
         arguments = json.dumps(call.arguments, ensure_ascii=False, default=str)
         results[f"- {call.name}({arguments}) returned: "] = message.content
     note = "".join(f"{head}{body}\n" for head, body in results.items())

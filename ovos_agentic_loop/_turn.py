@@ -57,8 +57,8 @@ from ovos_agentic_loop._protocol import (
 )
 from ovos_agentic_loop._reactions.repeats import CallHistory, signature
 from ovos_agentic_loop._reactions.table import Reactions
-from ovos_agentic_loop._reactions.unstated import unstated_message
-from ovos_agentic_loop._reactions.view import TurnView
+from ovos_agentic_loop._reactions.unstated import ResultValues, plain_result, unstated_message
+from ovos_agentic_loop._reactions.view import TurnView, latest_values
 from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop._toolset import ToolSet
 from ovos_agentic_loop._transcript import fold_system, forced_messages, persona_instructions, rendered
@@ -126,7 +126,8 @@ class Turn:
     every_call_counts: bool = False
     # per-turn state
     transcript: list[AgentMessage] = field(default_factory=list)
-    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)  # by tool_call_id
+    # Each TOOL message's outcome, by its index in the transcript (ids are the model's: not unique)
+    outcomes: dict[int, ToolOutcome] = field(default_factory=dict)
     corrections: int = 0
     history: CallHistory = field(default_factory=CallHistory)
     reactions: Reactions = field(default_factory=Reactions)
@@ -296,7 +297,7 @@ class Turn:
         self._emit("notice", message=f"not run again (results already given): {[c.name for c in calls]}")
         self.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
         for call in calls:
-            self._add_result(not_run_again(call))
+            self._add_result(not_run_again(call, self.history.result_of(call)))
 
     def _run_tools(self, calls: list[ToolCall], text: str) -> None:
         self.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
@@ -332,7 +333,7 @@ class Turn:
 
     def _add_result(self, outcome: ToolOutcome) -> None:
         """The TOOL message of ``outcome``, with the outcome kept beside it."""
-        self.outcomes[outcome.call.id] = outcome
+        self.outcomes[len(self.transcript)] = outcome
         call = outcome.call
         self.transcript.append(
             AgentMessage(MessageRole.TOOL, outcome.text, tool_call_id=call.id, name=call.name)
@@ -341,13 +342,9 @@ class Turn:
     def _forced_answer(self, reason: str, stream: bool) -> Generator[str, None, AgentMessage]:
         """One last call without tools, asking for the best answer from what is known."""
         self._emit("notice", message=f"forcing a final answer: {reason}")
-        max_iterations = self.setup.config.max_iterations
+        instruction = forced_instruction(reason, self.setup.config.max_iterations)
         messages = forced_messages(
-            self.persona_instructions(),
-            self.incoming,
-            self.transcript,
-            self.outcomes,
-            forced_instruction(reason, max_iterations),
+            self.persona_instructions(), self.incoming, self.transcript, self.outcomes, instruction
         )
         reply = yield from self._call(
             self.for_brain(messages),
@@ -357,9 +354,21 @@ class Turn:
             counted=self.every_call_counts,
         )
         answer = answer_of(reply.content or "", self.setup.toolset.names)
+        return self._finish(self._grounded(answer, reason), reason)
+
+    def _grounded(self, answer: str, reason: str) -> str:
+        """A forced answer that states none of the latest results (or is no answer at all) gets
+        them said plainly: the user hears the result, not a guess or only an apology."""
+        texts = latest_values(self.view())
+        values = ResultValues.of(texts)
         if not answer:
-            answer = out_of_steps(max_iterations) if reason == "max_iterations" else NO_ANSWER
-        return self._finish(answer, reason)
+            answer = (
+                out_of_steps(self.setup.config.max_iterations) if reason == "max_iterations" else NO_ANSWER
+            )
+        if values is not None and not values.stated_in(answer, self.lang):
+            self._emit("notice", message="the forced answer states no result; the loop says it")
+            return f"{answer} {plain_result(texts)}"
+        return answer
 
     # -- model calls --------------------------------------------------------------------
     def _ask(self, *, stream: bool) -> Generator[str, None, AgentMessage]:

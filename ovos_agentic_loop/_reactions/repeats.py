@@ -36,7 +36,7 @@ class CallHistory:
     """The calls of one turn, counted (per-turn state: it lives in the ``Turn``)."""
 
     counts: Counter[str] = field(default_factory=Counter)
-    succeeded: set[str] = field(default_factory=set)  # signatures of calls that ran without error
+    succeeded: dict[str, ToolOutcome] = field(default_factory=dict)  # by signature: ran without error
     reminded: bool = False  # a repeat of a succeeded call was already answered with a reminder
 
     def decide(self, calls: list[ToolCall], text: str) -> Remind | ForceAnswer | None:
@@ -55,11 +55,15 @@ class CallHistory:
             )
         return None
 
+    def result_of(self, call: ToolCall) -> ToolOutcome | None:
+        """The earlier successful outcome of a call identical to ``call``."""
+        return self.succeeded.get(signature(call))
+
     def record(self, outcome: ToolOutcome) -> str:
         """Count ``outcome``; the note its observation gets when the call was made before."""
         key = signature(outcome.call)
         if outcome.ok:
-            self.succeeded.add(key)
+            self.succeeded.setdefault(key, outcome)
         if self.counts[key] < REPEATS_ALLOWED:
             return ""
         # "use this result" would tell the model to give up on a fixable call

@@ -7,13 +7,14 @@ The loop asks for the answer with the result, quoted.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ovos_agentic_loop._decisions import Nudge, Response
 from ovos_agentic_loop._reactions.base import Reaction
 from ovos_agentic_loop._reactions.text import grounded, numbers
 from ovos_agentic_loop._reactions.view import TurnView
 
-__all__ = ["MAX_QUOTED_CHARS", "UnstatedResult", "unstated_message"]
+__all__ = ["MAX_QUOTED_CHARS", "ResultValues", "UnstatedResult", "plain_result", "unstated_message"]
 
 #: Most characters of the result's values quoted back to an answer that states none of them.
 MAX_QUOTED_CHARS = 300
@@ -50,25 +51,62 @@ def unstated_message(values: str) -> str:
     )
 
 
+@dataclass(frozen=True)
+class ResultValues:
+    """What of tool results an answer must state: their numbers and their value words.
+
+    A value is a number of a result (0 and 1, which are mostly status codes, do not count), or a
+    word in one that is not a JSON key and not an empty word; a number counts also rounded
+    (21.33 of 21.3333). Numbers written as words in ``lang`` count as numbers (ovos-number-parser)."""
+
+    numbers: frozenset[float]
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, texts: list[str]) -> ResultValues | None:
+        """The values of ``texts``; None when they hold none (an empty listing: nothing to state)."""
+        values = {float(n) for text in texts for n in numbers(text) if float(n) not in (0.0, 1.0)}
+        words = {
+            w for text in texts for w in (m.lower() for m in _WORD.findall(text)) if w not in _EMPTY_WORDS
+        }
+        return cls(frozenset(values), frozenset(words)) if values or words else None
+
+    def stated_in(self, answer: str, lang: str | None = None) -> bool:
+        if any(grounded(n, self.numbers) for n in numbers(answer)):
+            return True
+        if any(w.lower() in self.words for w in _WORD.findall(answer)):
+            return True
+        spelled = _digits(answer, lang)
+        return spelled != answer and any(grounded(n, self.numbers) for n in numbers(spelled))
+
+
+def _digits(answer: str, lang: str | None) -> str:
+    """``answer`` with numbers written as words turned into digits ("three hundred fifty-two point
+    five" -> 352.5), by the OVOS ecosystem's own multilingual parser; imported only when needed."""
+    try:
+        from ovos_number_parser import numbers_to_digits
+
+        return str(numbers_to_digits(answer, lang=(lang or "en").split("-")[0]))
+    except Exception:  # noqa: BLE001 - a language it lacks, or a parser error: no spelled numbers then
+        return answer
+
+
+def plain_result(texts: list[str]) -> str:
+    """The results said plainly, for an answer that could not state them itself."""
+    joined = "; ".join(texts)
+    quoted = joined if len(joined) <= MAX_QUOTED_CHARS else joined[:MAX_QUOTED_CHARS] + "…"
+    return f"The result was: {quoted}."
+
+
 class UnstatedResult(Reaction):
-    """A value is a number of a result (0 and 1, which are mostly status codes, do not count), or
-    a word in one that is not a JSON key and not an empty word. A result with no such value (an
-    empty listing) asks for nothing; a number counts also rounded (21.33 of 21.3333)."""
+    """An answer right after tool results that talks about the call or its result and states
+    none of their values."""
 
     name = "the result is not stated"
 
     def applies(self, view: TurnView) -> Response | None:
         texts = view.last_values()
-        values: set[float] = set()
-        words: set[str] = set()
-        for text in texts:
-            values.update(float(n) for n in numbers(text) if float(n) not in (0.0, 1.0))
-            words.update(w for w in (m.lower() for m in _WORD.findall(text)) if w not in _EMPTY_WORDS)
-        answer = view.answer
-        if (not values and not words) or not _NARRATION.search(answer):
-            return None
-        if any(grounded(n, values) for n in numbers(answer)):
-            return None
-        if any(w.lower() in words for w in _WORD.findall(answer)):
+        values = ResultValues.of(texts)
+        if values is None or not _NARRATION.search(view.answer) or values.stated_in(view.answer):
             return None
         return Nudge(self.name, unstated_message("; ".join(texts)))

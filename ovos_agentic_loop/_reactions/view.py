@@ -19,7 +19,7 @@ from ovos_agentic_loop._observations import ToolOutcome
 from ovos_agentic_loop._toolset import ToolSet
 from ovos_agentic_loop._values import leaves
 
-__all__ = ["TurnView"]
+__all__ = ["TurnView", "latest_values"]
 
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ class TurnView:
 
     tools: ToolSet
     transcript: Sequence[AgentMessage]
-    outcomes: Mapping[str, ToolOutcome]
+    outcomes: Mapping[int, ToolOutcome]  # by the transcript index of their TOOL message
     text_mode: bool
     answer: str = ""
     # What a reaction worked out about this view, for the next one that asks (see ``remember``).
@@ -87,12 +87,26 @@ class TurnView:
     def last_values(self) -> list[str]:
         """The values of the successful tool results the transcript ends with, in order."""
         texts: list[str] = []
-        for message in reversed(self.transcript):
+        for at in range(len(self.transcript) - 1, -1, -1):
+            message = self.transcript[at]
             if message.role != MessageRole.TOOL:
                 break
-            outcome = self.outcomes.get(message.tool_call_id or "")
+            outcome = self.outcomes.get(at)
             texts[:0] = outcome.values() if outcome is not None else _caller_values(message.content or "")
         return texts
+
+
+def latest_values(view: TurnView) -> list[str]:
+    """The values of the latest reply's calls that succeeded (earlier ones when a later reply's
+    calls all failed or were not run again): what a final answer must state."""
+    values: list[str] = []
+    for at in range(len(view.transcript) - 1, -1, -1):
+        outcome = view.outcomes.get(at)
+        if outcome is not None:  # a TOOL message of ours: part of the latest run of results
+            values[:0] = outcome.values()
+        elif values:  # the run of results is over, and it held values
+            return values
+    return values
 
 
 def _caller_values(content: str) -> list[str]:

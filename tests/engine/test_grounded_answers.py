@@ -1,0 +1,65 @@
+"""Grounded answers (issue 21): the loop knows the tool results. A repeated successful call is
+answered with its result at the first repeat; a forced last answer that states none of the
+latest results, or mangles a number into words that do not say it, gets the result said plainly
+by the loop; a number said in words that does state it is left alone."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+
+def maths() -> list:
+    return [find_toolbox_plugins()["ovos-math-tools"](config={})]
+
+
+PERCENT = tool_call("evaluate_expression", expression="15% of 2350")
+
+
+def test_the_first_repeat_is_answered_with_the_earlier_result() -> None:
+    brain = ScriptedBrain([PERCENT, PERCENT, "It is 352.5."])
+    engine = engine_with(brain, maths())
+    assert engine.continue_chat(
+        user("whats fifteen percent of two thousand three hundred fifty")
+    ).content == ("It is 352.5.")
+    reminder = brain.calls[2].last.content
+    assert reminder.startswith("Not run again: this exact call already succeeded and returned:")
+    assert "352.5" in reminder  # the value is where the model looks last
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("forced", "expected"),
+    [
+        # mangled into words that do not say 352.5: the loop says the result
+        (
+            "It is thirty-five twenty-five.",
+            "It is thirty-five twenty-five. The result was: 15% of 2350; 352.5.",
+        ),
+        # said in words that do say it: left alone
+        ("It is three hundred fifty-two point five.", "It is three hundred fifty-two point five."),
+        ("It is 352.5.", "It is 352.5."),
+    ],
+)
+def test_a_forced_answer_states_the_result(forced: str, expected: str) -> None:
+    brain = ScriptedBrain([PERCENT, PERCENT, PERCENT, forced])
+    engine = engine_with(brain, maths())
+    assert engine.continue_chat(user("15% of 2350?")).content == expected
+    assert brain.calls[-1].tools == []  # it was the forced answer
+    brain.assert_complete()
+
+
+def test_in_another_language_the_number_in_words_is_read_in_that_language() -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="2*21"),
+            *[tool_call("evaluate_expression", expression="2*21") for _ in range(2)],
+            "Son cuarenta y dos.",
+        ]
+    )
+    engine = engine_with(brain, maths())
+    answer = engine.continue_chat(user("cuanto es dos por veintiuno"), lang="es-ES")
+    assert answer.content == "Son cuarenta y dos."
