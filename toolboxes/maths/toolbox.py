@@ -1,7 +1,7 @@
 """ovos-math-tools: exact arithmetic, equations, unit conversion and statistics for agents.
 
-Model text is parsed with ``ast`` against an allowlist (``_math_parse``) and walked by a small
-evaluator (``_math_eval``); it is never passed to ``eval``, ``exec`` or ``sympify``.
+Model text is parsed with ``ast`` against an allowlist (``_parse``) and walked by a small
+evaluator (``_eval``); it is never passed to ``eval``, ``exec`` or ``sympify``.
 """
 
 from __future__ import annotations
@@ -16,16 +16,16 @@ from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, 
 from pydantic import Field, field_validator
 
 from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
-from ovos_agentic_loop_toolboxes._math_eval import (
+from ovos_agentic_loop_toolboxes.maths._eval import (
     Evaluator,
     MathError,
     approximate,
     format_number,
     terminating_decimal,
 )
-from ovos_agentic_loop_toolboxes._math_parse import parse_expression
-from ovos_agentic_loop_toolboxes._math_solve import solve
-from ovos_agentic_loop_toolboxes._math_units import convert
+from ovos_agentic_loop_toolboxes.maths._parse import parse_expression
+from ovos_agentic_loop_toolboxes.maths._solve import solve
+from ovos_agentic_loop_toolboxes.maths._units import convert
 
 TOOLBOX_ID = "ovos-math-tools"
 MAX_NUMBERS = 10_000

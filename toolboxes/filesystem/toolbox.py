@@ -1,7 +1,7 @@
 """ovos-filesystem-tools: read, write, list and search files inside one root folder.
 
-Every path, glob and pattern a model supplies is confined to ``root_path`` (see ``_paths`` and
-``_fs_glob``), every output is bounded, and writes are atomic and off unless ``allow_write``.
+Every path, glob and pattern a model supplies is confined to ``root_path`` (see ``_core.paths`` and
+``_glob``), every output is bounded, and writes are atomic and off unless ``allow_write``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field
 from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError
 from ovos_agentic_loop_toolboxes._core.paths import InRoot, Sandbox
 from ovos_agentic_loop_toolboxes._core.settings import ToolboxSettings, parse_settings
-from ovos_agentic_loop_toolboxes._fs_glob import Glob, Walk, compile_glob
-from ovos_agentic_loop_toolboxes._fs_io import atomic_write, read_chunk
-from ovos_agentic_loop_toolboxes._fs_search import SearchState, compile_pattern, search_file
+from ovos_agentic_loop_toolboxes.filesystem._glob import Glob, Walk, compile_glob
+from ovos_agentic_loop_toolboxes.filesystem._io import atomic_write, read_chunk
+from ovos_agentic_loop_toolboxes.filesystem._search import SearchState, compile_pattern, search_file
 
 TOOLBOX_ID = "ovos-filesystem-tools"
 # The example names no real-looking folder: shown 'notes/todo.txt', the bundled model wrote
