@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
 from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox, run_folders
+from ovos_agentic_loop_toolboxes._core.paths import Sandbox
 from ovos_agentic_loop_toolboxes._core.process import Limits, build_env, resolve_executable, run_process
 from ovos_agentic_loop_toolboxes._core.settings import MAX_COMMAND_CHARS
 from ovos_agentic_loop_toolboxes.skill_md.parser import Param, Skill
@@ -153,7 +154,7 @@ def run_script(skill: Skill, script: str, tool_name: str, values: dict[str, Any]
         raise ToolCallError(f"skill {skill.name!r} is misconfigured ({skill.param_error}); use another tool")
     args, env_params = build_argv(skill, values)
     args = [a for a in args if a != ""]
-    if not os.path.realpath(script).startswith(os.path.realpath(skill.folder) + os.sep):
+    if not _inside_folder(skill.folder, script):
         # Checked when the skill was read; a link swapped in since then must not run.
         raise ToolCallError(f"{tool_name}: the script now leaves the skill folder; use another tool")
     host_env = build_env(s.env_names)
@@ -206,6 +207,14 @@ def run_script(skill: Skill, script: str, tool_name: str, values: dict[str, Any]
         stderr=result.stderr[-2000:],
         truncated=result.truncated,
     )
+
+
+def _inside_folder(folder: str, path: str) -> bool:
+    """Whether ``path`` still resolves inside the skill ``folder`` (False when the folder is gone)."""
+    try:
+        return Sandbox(folder).contains_real(path)
+    except ValueError:
+        return False
 
 
 _deps_lock = threading.Lock()
