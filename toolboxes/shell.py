@@ -62,14 +62,9 @@ from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError, ToolCallError
-from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox, run_folders
 from ovos_agentic_loop_toolboxes._core.paths import Sandbox
-from ovos_agentic_loop_toolboxes._core.process import (
-    build_env,
-    kill_active_runs,
-    resolve_executable,
-    run_process,
-)
+from ovos_agentic_loop_toolboxes._core.process import build_env, kill_active_runs, resolve_executable
+from ovos_agentic_loop_toolboxes._core.runner import run_sandboxed
 from ovos_agentic_loop_toolboxes._core.settings import (
     MAX_COMMAND_CHARS,
     MAX_PATH_CHARS,
@@ -206,10 +201,8 @@ class ShellToolBox(ToolBox):
             self.root = Sandbox(s.root_path)
         except ValueError as exc:
             raise ToolboxConfigError(f"{TOOLBOX_ID}: {exc}") from None
-        self.kernel = KernelSandbox(TOOLBOX_ID, s.sandbox, s.require_sandbox, s.allow_network)
-        if s.allow_shell:
-            self.kernel.check()
-        s.warn_env(TOOLBOX_ID)
+        self.policy = s.run_policy(TOOLBOX_ID, starts_programs=s.allow_shell)
+        self.kernel = self.policy.kernel
         path = build_env().get("PATH", os.defpath)
         self.allowed = tuple(_parse_allowed(e, path, self.root.root) for e in s.allowed_commands)
         super().__init__(TOOLBOX_ID, config, bus)
@@ -265,7 +258,7 @@ class ShellToolBox(ToolBox):
                 "answer without running commands"
             )
         cwd = self._resolve_cwd(args.cwd)
-        env = build_env(s.env_allowlist)
+        env = self.policy.env()
         if s.allow_shell_syntax:
             if not args.command.strip():
                 raise ToolCallError("command is empty; give a program and its arguments")
@@ -280,20 +273,16 @@ class ShellToolBox(ToolBox):
         timeout = min(max(args.timeout, 1), s.max_timeout)
         LOG.info(f"{TOOLBOX_ID}: running {argv[:20]!r} in {cwd} (timeout {timeout:g}s)")
         sandboxed = self.kernel.active
-        with run_folders(cwd, env, sandboxed) as run:
-            try:
-                result = run_process(
-                    argv,
-                    cwd=run.cwd,
-                    env=run.env,
-                    timeout=timeout,
-                    max_output_bytes=s.max_output_bytes,
-                    limits=s.limits,
-                    executable=program,
-                    landlock=self.kernel.policy_json([self.root.root, run.temp], []),
-                )
-            except OSError as exc:
-                raise ToolCallError(f"could not start {argv[0]!r}: {exc.strerror or exc}") from exc
+        result = run_sandboxed(
+            self.policy,
+            argv,
+            executable=program,
+            env=env,
+            timeout=timeout,
+            cwd=cwd,
+            writable=self.root.root,
+            what=repr(argv[0]),
+        )
         notes = []
         if result.timed_out:
             notes.append(

@@ -5,5 +5,7 @@
   shell and skill scripts, and the length bounds on model-supplied text.
 - ``paths``: the ONE confinement of model-supplied paths to a root folder.
 - ``process``: the bounded subprocess runner; ``_launcher`` is its child side.
+- ``runner``: the ONE sandboxed program run (temp folder, kernel rules, limits, process) that the
+  shell and skill scripts call with their own :class:`RunPolicy`.
 - ``kernel`` and ``landlock``: the Landlock kernel sandbox every started program runs in.
 """

@@ -49,7 +49,6 @@ from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError, ToolCallError
-from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox
 from ovos_agentic_loop_toolboxes._core.paths import Sandbox, open_regular_file
 from ovos_agentic_loop_toolboxes._core.process import kill_active_runs
 from ovos_agentic_loop_toolboxes._core.settings import (
@@ -187,7 +186,7 @@ class SkillMDToolBox(ToolBox):
         return [
             f"skill scripts: ON; killed after at most {s.max_timeout:g} s "
             "(keep the loop's tool_timeout above that)",
-            s.kernel.status(),
+            s.policy.kernel.status(),
         ]
 
     # ``tools`` is a property so every reader (the engine, call_tool, the bus) sees skills that were
@@ -345,20 +344,13 @@ def _script_settings(settings: SkillMDSettings) -> ScriptSettings:
         root = os.path.realpath(os.path.expanduser(root))
         if not os.path.isdir(root):
             raise ToolboxConfigError(f"{TOOLBOX_ID}: root_path {root!r} is not an existing folder; create it")
-    kernel = KernelSandbox(TOOLBOX_ID, settings.sandbox, settings.require_sandbox, settings.allow_network)
-    if settings.allow_scripts:
-        kernel.check()
-    settings.warn_env(TOOLBOX_ID)
     return ScriptSettings(
         root_path=root or None,
         default_timeout=settings.default_timeout,
         max_timeout=settings.max_timeout,
-        env_names=tuple(settings.env_allowlist),
-        max_output_bytes=settings.max_output_bytes,
-        limits=settings.limits,
         install_deps=settings.install_deps,
         deps_timeout=settings.deps_timeout,
-        kernel=kernel,
+        policy=settings.run_policy(TOOLBOX_ID, starts_programs=settings.allow_scripts),
     )
 
 
