@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 from ovos_utils.log import LOG
-from pydantic import AfterValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, ConfigDict, Field
 
-from ovos_agentic_loop_settings import StrictSection, describe_errors, require_mapping
+from ovos_agentic_loop_settings import StrictSection, config_errors, require_mapping
 from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError
 from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox
 from ovos_agentic_loop_toolboxes._core.paths import MAX_PATH_CHARS
@@ -56,14 +56,8 @@ S = TypeVar("S", bound=ToolboxSettings)
 
 def parse_settings(model: type[S], toolbox_id: str, config: Any) -> S:
     """``config`` parsed into ``model``; a :class:`ToolboxConfigError` naming the key otherwise."""
-    try:
-        section = require_mapping(config, what=f"{toolbox_id}: its config section")
-    except TypeError as exc:
-        raise ToolboxConfigError(str(exc)) from None
-    try:
-        settings = model.model_validate(section)
-    except ValidationError as exc:
-        raise ToolboxConfigError(f"{toolbox_id}: invalid config: {describe_errors(exc)}") from None
+    with config_errors(toolbox_id, ToolboxConfigError):
+        settings = model.model_validate(require_mapping(config, what="its config section"))
     unknown = sorted(set(settings.model_extra or {}) - model.ignored_keys)
     if unknown:
         known = ", ".join(sorted(model.model_fields))
