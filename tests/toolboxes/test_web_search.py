@@ -178,12 +178,33 @@ def test_ddgs_no_results_is_an_empty_list(fake_ddgs: type[_FakeDDGS]) -> None:
     assert toolbox().call_tool("web_search", {"query": "x"}).results == []
 
 
-def test_missing_ddgs_is_named_with_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_ddgs_is_named_with_how_to_install(monkeypatch: pytest.MonkeyPatch, ovos_log: Any) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "ddgs", None)  # import ddgs -> ImportError
     tb = toolbox()
-    assert "pip install 'ovos-agentic-loop[web]'" in error_of(tb, "web_search", query="x")
+    # Not offered (it could only fail when called), and the toolbox says which extra brings it back.
+    assert "web_search" not in tb.tools and "fetch_page" in tb.tools
+    warned = ovos_log.at("warning")
+    assert any(
+        "web_search is not offered: the ddgs package is not installed" in m
+        and "pip install 'ovos-agentic-loop[web]'" in m
+        for m in warned
+    ), warned
+    # The searxng backend needs no extra package: web_search stays.
+    assert "web_search" in toolbox(searxng_url="http://127.0.0.1:9").tools
+
+
+def test_with_no_web_extra_at_all_the_toolbox_says_it_serves_zero_tools(
+    monkeypatch: pytest.MonkeyPatch, ovos_log: Any
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ddgs", None)
+    monkeypatch.setitem(sys.modules, "trafilatura", None)
+    assert toolbox().tools == {}
+    zero = [m for m in ovos_log.at("warning") if "serves ZERO tools" in m]
+    assert len(zero) == 1 and "install the web extra" in zero[0] and zero[0].count("not installed") == 2
 
 
 # -- fetch_page -----------------------------------------------------------------------------------

@@ -12,10 +12,11 @@ import statistics
 from fractions import Fraction
 from typing import Any
 
-from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
 from pydantic import Field, field_validator
 
 from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
+from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 from ovos_agentic_loop_toolboxes.maths._eval import (
     Evaluator,
     MathError,
@@ -122,7 +123,7 @@ class MathSettings(ToolboxSettings):
     """``ovos-math-tools`` has no keys; any key given is logged as unknown, a non-object refused."""
 
 
-class MathToolBox(ToolBox):
+class MathToolBox(BundledToolBox):
     """Calculator tools. No configuration keys."""
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
