@@ -22,11 +22,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ovos_utils.log import LOG
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop._loop_names import LOOP_NAMES
 from ovos_agentic_loop.errors import ConfigError
-from ovos_agentic_loop_settings import StrictSection, describe_errors, require_mapping
+from ovos_agentic_loop_settings import StrictSection, config_errors, require_mapping
 
 __all__ = ["DEFAULT_BRAIN", "LOOP_ENTRY_POINTS", "LoopConfig", "Mode", "parse_config"]
 
@@ -117,20 +117,12 @@ class LoopConfig(StrictSection):
 
 def parse_config(raw: dict[str, Any] | None, *, engine_name: str, default_mode: Mode = "auto") -> LoopConfig:
     """Validate a persona section; raise :class:`ConfigError` naming the bad key and what fits."""
-    try:
+    with config_errors(engine_name, ConfigError):
         raw = require_mapping(raw, what=f"the {engine_name!r} section")
-    except TypeError as exc:
-        raise ConfigError(f"{engine_name}: invalid configuration: {exc}") from exc
-    raw.setdefault("mode", default_mode)
-    try:
+        raw.setdefault("mode", default_mode)
         config = LoopConfig.model_validate(raw)
-    except ValidationError as exc:
-        raise ConfigError(f"{engine_name}: invalid configuration: {describe_errors(exc)}") from exc
-    for name in (config.brain_name, *config.toolboxes, *config.context_plugins):
-        try:
+        for name in (config.brain_name, *config.toolboxes, *config.context_plugins):
             require_mapping((config.model_extra or {}).get(name), what=f"the {name!r} section")
-        except TypeError as exc:
-            raise ConfigError(f"{engine_name}: invalid configuration: {exc}") from exc
     _warn_unknown_keys(config, engine_name)
     return config
 

@@ -6,7 +6,9 @@ field, so ``"max_iterations": true`` or ``"allow_shell": "false"`` would slip th
 as something the author did not mean. A section parsed through :class:`StrictSection`
 accepts only values of the declared JSON type (an integer is still accepted where a
 float belongs), and :func:`describe_errors` turns a validation error into one line
-that names every bad key, what it got and what fits.
+that names every bad key, what it got and what fits. :func:`config_errors` is the ONE
+place a bad section (not an object, or a bad value) becomes the caller's own error type
+with that line, so the engine, the brain, the context plugin and every toolbox word it alike.
 
 This package imports neither ``ovos_agentic_loop`` nor ``ovos_agentic_loop_toolboxes``,
 so both can use it without importing each other.
@@ -14,12 +16,13 @@ so both can use it without importing each other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-__all__ = ["StrictSection", "describe_errors", "require_mapping"]
+__all__ = ["SectionTypeError", "StrictSection", "config_errors", "describe_errors", "require_mapping"]
 
 
 class StrictSection(BaseModel):
@@ -60,8 +63,30 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+class SectionTypeError(TypeError):
+    """A section that is not a JSON object (raised by :func:`require_mapping`)."""
+
+
+@contextlib.contextmanager
+def config_errors(owner: str, error: Callable[[str], Exception]) -> Iterator[None]:
+    """Inside this block a bad section raises ``error("<owner>: invalid configuration: <what is wrong>")``.
+
+    Caught: :class:`SectionTypeError` from :func:`require_mapping` and pydantic's
+    ``ValidationError`` (described by :func:`describe_errors`, one sentence per bad key). Anything
+    else passes through unchanged: it is a bug, not the author's mistake. The original error stays
+    the ``__cause__``.
+    """
+    try:
+        yield
+    except SectionTypeError as exc:
+        raise error(f"{owner}: invalid configuration: {exc}") from exc
+    except ValidationError as exc:
+        raise error(f"{owner}: invalid configuration: {describe_errors(exc)}") from exc
+
+
 def require_mapping(value: Any, *, what: str) -> dict[str, Any]:
-    """``value`` as a dict; ``None`` means an empty section; anything else is a ``TypeError`` naming ``what``.
+    """``value`` as a dict; ``None`` means an empty section; anything else is a
+    :class:`SectionTypeError` (a ``TypeError``) naming ``what``.
 
     A section written as a string (say the brain's URL instead of ``{"api_url": ...}``) must
     not quietly become ``{}`` and run on the defaults.
@@ -70,7 +95,7 @@ def require_mapping(value: Any, *, what: str) -> dict[str, Any]:
         return {}
     if isinstance(value, Mapping):
         return dict(value)
-    raise TypeError(
+    raise SectionTypeError(
         f'{what} must be a JSON object of settings (e.g. {{"key": value}}), '
         f"got {type(value).__name__} {_short(value)}"
     )

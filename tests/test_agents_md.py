@@ -165,6 +165,17 @@ def test_bad_configuration_names_the_key() -> None:
         cls(config={"agents_md_sources": "auto"})
     with pytest.raises(ValueError, match="max_chars"):
         cls(config={"max_chars": "8000"})
+    # Worded like every other section (one wrapper): the key, what it got; not pydantic's raw loc.
+    worded = r"ovos-agents-md-context-plugin: invalid configuration: key 'max_chars'"
+    with pytest.raises(ValueError, match=worded):
+        cls(config={"max_chars": "8000"})
+
+
+def test_a_section_that_is_not_an_object_is_refused_by_name() -> None:
+    # dict("auto") used to fail with "dictionary update sequence element #0 has length 1".
+    cls = load_memory_plugin(PLUGIN)
+    with pytest.raises(ValueError, match=r"its config section must be a JSON object.*got str 'auto'"):
+        cls(config="auto")
 
 
 def test_conversation_context_and_bounded_history(project: Path) -> None:

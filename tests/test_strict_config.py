@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from ovos_agentic_loop.brain import BrainConfig, OpenAIBrain
 from ovos_agentic_loop.errors import BrainConfigError, ConfigError
 from ovos_agentic_loop.testing import ScriptedBrain
-from ovos_agentic_loop_settings import StrictSection, describe_errors, require_mapping
+from ovos_agentic_loop_settings import StrictSection, config_errors, describe_errors, require_mapping
 
 
 @pytest.mark.parametrize(
@@ -84,6 +84,20 @@ def test_the_shared_helper_names_every_bad_key() -> None:
     assert require_mapping(None, what="x") == {}
     with pytest.raises(TypeError, match=r"the 'tb' section must be a JSON object.*got str 'on'"):
         require_mapping("on", what="the 'tb' section")
+
+
+@pytest.mark.parametrize("error", [ValueError, RuntimeError])
+def test_config_errors_is_the_one_wording_and_keeps_the_cause(error: type[Exception]) -> None:
+    with pytest.raises(error) as err, config_errors("owner-x", error):
+        _Demo.model_validate({"flag": "false"})
+    assert "owner-x: invalid configuration: key 'flag':" in str(err.value)
+    assert isinstance(err.value.__cause__, ValidationError)
+    not_an_object = "owner-x: invalid configuration: the 'tb' section must be"
+    with pytest.raises(error, match=not_an_object), config_errors("owner-x", error):
+        require_mapping([], what="the 'tb' section")
+    # Anything else is a bug and passes through unchanged.
+    with pytest.raises(ZeroDivisionError), config_errors("owner-x", error):
+        _ = 1 / 0
 
 
 def test_a_toolbox_section_the_toolbox_refuses_is_an_error_naming_it() -> None:

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
-from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
 from pydantic import Field
 
 from ovos_agentic_loop_toolboxes._core.errors import BadInput, ToolboxConfigError
 from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
+from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 
 TOOLBOX_ID = "ovos-clock-tools"
 ZONE_HELP = "Write an IANA time zone such as 'Europe/Lisbon', 'America/New_York' or 'UTC'"
@@ -207,7 +208,7 @@ class GetWeekdayArgs(ToolArguments):
 # --- toolbox ----------------------------------------------------------------------------------
 
 
-class ClockToolBox(ToolBox):
+class ClockToolBox(BundledToolBox):
     """Clock and calendar tools.
 
     Config key: ``timezone`` (default: the system's zone), the zone used when a call gives none.

@@ -31,8 +31,10 @@ Config keys (defaults in brackets):
 - ``allow_shell_syntax`` [false]: run the line with ``/bin/sh -c`` so pipes and ``&&`` work. A
   shell line can start any program, so this cannot be combined with ``allowed_commands``: the
   toolbox refuses to start with both (a ``ValueError`` naming the keys).
-- ``root_path`` [the process working directory]: ``cwd`` must resolve inside it (the same rule as
-  ovos-filesystem-tools: relative or absolute inside the root, no ``~``).
+- ``root_path`` [the project's own folder, ``$XDG_DATA_HOME/ovos-agentic-loop/files``, made on first
+  use and shared with ovos-filesystem-tools; never the host's working folder unless it says ``"."``]:
+  ``cwd`` must resolve inside it (the same rule as ovos-filesystem-tools: relative or absolute
+  inside the root, no ``~``), and it is the one folder commands may write.
 - ``max_timeout`` [25]: cap in seconds on the model's ``timeout`` (default 20). Keep it below the
   loop's ``tool_timeout`` (30 by default): the loop stops waiting then, and only this toolbox can
   kill the program, so a longer cap would let a command run on unseen after the model was told.
@@ -57,19 +59,14 @@ import shlex
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError, ToolCallError
-from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox, run_folders
-from ovos_agentic_loop_toolboxes._core.paths import Sandbox
-from ovos_agentic_loop_toolboxes._core.process import (
-    build_env,
-    kill_active_runs,
-    resolve_executable,
-    run_process,
-)
+from ovos_agentic_loop_toolboxes._core.folders import RootFolder
+from ovos_agentic_loop_toolboxes._core.process import build_env, kill_active_runs, resolve_executable
+from ovos_agentic_loop_toolboxes._core.runner import run_sandboxed
 from ovos_agentic_loop_toolboxes._core.settings import (
     MAX_COMMAND_CHARS,
     MAX_PATH_CHARS,
@@ -77,6 +74,7 @@ from ovos_agentic_loop_toolboxes._core.settings import (
     max_chars,
     parse_settings,
 )
+from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 
 __all__ = ["RunCommandArgs", "RunCommandOutput", "ShellSettings", "ShellToolBox", "shell_syntax_in"]
 
@@ -125,7 +123,12 @@ class ShellSettings(ProcessSettings):
     allow_shell: bool = Field(False, description="Master switch; while false every call is refused.")
     allow_shell_syntax: bool = Field(False, description="Run the line with /bin/sh -c (pipes, &&).")
     allowed_commands: list[str] = Field(default_factory=list, description="Programs the model may run.")
-    root_path: str = Field(".", description="Folder the working folder must lie in (default: cwd).")
+    root_path: str | None = Field(
+        None,
+        description="Folder the working folder must lie in and the sandbox's writable folder. Default: "
+        "the project's own folder ($XDG_DATA_HOME/ovos-agentic-loop/files, shared with "
+        "ovos-filesystem-tools), never the host's working folder; '.' is the working folder.",
+    )
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,7 @@ def shell_syntax_in(command: str) -> str | None:
     return None
 
 
-class ShellToolBox(ToolBox):
+class ShellToolBox(BundledToolBox):
     """Runs one program per call, confined as described in the module docstring."""
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
@@ -202,16 +205,12 @@ class ShellToolBox(ToolBox):
                 f"{TOOLBOX_ID}: allow_shell_syntax cannot be combined with allowed_commands, because a "
                 "shell line can start any program; remove one of the two keys"
             )
-        try:
-            self.root = Sandbox(s.root_path)
-        except ValueError as exc:
-            raise ToolboxConfigError(f"{TOOLBOX_ID}: {exc}") from None
-        self.kernel = KernelSandbox(TOOLBOX_ID, s.sandbox, s.require_sandbox, s.allow_network)
-        if s.allow_shell:
-            self.kernel.check()
-        s.warn_env(TOOLBOX_ID)
+        self.root = RootFolder(TOOLBOX_ID, s.root_path)
+        self.policy = s.run_policy(TOOLBOX_ID, starts_programs=s.allow_shell)
+        self.kernel = self.policy.kernel
         path = build_env().get("PATH", os.defpath)
-        self.allowed = tuple(_parse_allowed(e, path, self.root.root) for e in s.allowed_commands)
+        self.allowed = tuple(_parse_allowed(e, path, self.root.path) for e in s.allowed_commands)
+        LOG.info(f"{TOOLBOX_ID}: {self.diagnostics()[0]}")
         super().__init__(TOOLBOX_ID, config, bus)
 
     def stop_calls(self, thread_id: int) -> int:
@@ -231,7 +230,7 @@ class ShellToolBox(ToolBox):
         mode = "shell syntax" if s.allow_shell_syntax else "one program per call, no shell"
         programs = ", ".join(a.entry for a in self.allowed) or "any program"
         return [
-            f"run_command: ON ({mode}; {programs}) in {self.root.root}",
+            f"run_command: ON ({mode}; {programs}) in {self.root.describe()}",
             f"commands are killed after at most {s.max_timeout:g} s; keep the loop's tool_timeout above that",
             self.kernel.status(),
         ]
@@ -265,14 +264,14 @@ class ShellToolBox(ToolBox):
                 "answer without running commands"
             )
         cwd = self._resolve_cwd(args.cwd)
-        env = build_env(s.env_allowlist)
+        env = self.policy.env()
         if s.allow_shell_syntax:
             if not args.command.strip():
                 raise ToolCallError("command is empty; give a program and its arguments")
             program, argv = "/bin/sh", ["/bin/sh", "-c", args.command]
         else:
             program, argv = self._checked_argv(args.command, env["PATH"], cwd)
-        if not self.kernel.can_run(program, [self.root.root], []):
+        if not self.kernel.can_run(program, [self.root.path], []):
             raise ToolCallError(
                 f"{argv[0]!r} ({program}) lies outside the folders the sandbox runs programs from "
                 "(/usr, /bin, /lib and the root folder); use a system program"
@@ -280,20 +279,16 @@ class ShellToolBox(ToolBox):
         timeout = min(max(args.timeout, 1), s.max_timeout)
         LOG.info(f"{TOOLBOX_ID}: running {argv[:20]!r} in {cwd} (timeout {timeout:g}s)")
         sandboxed = self.kernel.active
-        with run_folders(cwd, env, sandboxed) as run:
-            try:
-                result = run_process(
-                    argv,
-                    cwd=run.cwd,
-                    env=run.env,
-                    timeout=timeout,
-                    max_output_bytes=s.max_output_bytes,
-                    limits=s.limits,
-                    executable=program,
-                    landlock=self.kernel.policy_json([self.root.root, run.temp], []),
-                )
-            except OSError as exc:
-                raise ToolCallError(f"could not start {argv[0]!r}: {exc.strerror or exc}") from exc
+        result = run_sandboxed(
+            self.policy,
+            argv,
+            executable=program,
+            env=env,
+            timeout=timeout,
+            cwd=cwd,
+            writable=self.root.path,
+            what=repr(argv[0]),
+        )
         notes = []
         if result.timed_out:
             notes.append(
@@ -321,7 +316,7 @@ class ShellToolBox(ToolBox):
 
     def _resolve_cwd(self, cwd: str) -> str:
         try:
-            folder = self.root.resolve(cwd or ".", "cwd")
+            folder = self.root.sandbox.resolve(cwd or ".", "cwd")
         except (PermissionError, ValueError) as exc:
             raise ToolCallError(f"{exc}; use '.' or a folder inside it") from None
         if not os.path.isdir(folder.real):

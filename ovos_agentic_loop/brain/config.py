@@ -10,11 +10,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from ovos_agentic_loop.errors import BrainConfigError
 from ovos_agentic_loop.local import DEFAULT_MODEL_ALIAS, default_api_url
-from ovos_agentic_loop_settings import StrictSection, describe_errors, require_mapping
+from ovos_agentic_loop_settings import StrictSection, config_errors, require_mapping
 
 __all__ = ["BrainConfig"]
 
@@ -69,14 +69,9 @@ class BrainConfig(StrictSection):
     @classmethod
     def parse(cls, config: dict[str, Any] | None) -> BrainConfig:
         """Validate a config dict; a bad value raises :class:`BrainConfigError` naming the key."""
-        try:
+        with config_errors("ovos-openai-brain", BrainConfigError):
             config = require_mapping(config, what="the ovos-openai-brain section")
-        except TypeError as exc:
-            raise BrainConfigError(f"Invalid OpenAIBrain config: {exc}") from exc
-        unknown = sorted(set(config) - set(cls.model_fields) - _HOST_KEYS)
-        if unknown:
-            LOG.warning("OpenAIBrain: ignoring unknown config keys %s", unknown)
-        try:
+            unknown = sorted(set(config) - set(cls.model_fields) - _HOST_KEYS)
+            if unknown:
+                LOG.warning("OpenAIBrain: ignoring unknown config keys %s", unknown)
             return cls.model_validate(config)
-        except ValidationError as exc:
-            raise BrainConfigError(f"Invalid OpenAIBrain config: {describe_errors(exc)}") from exc

@@ -26,9 +26,10 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentContextManager, AgentMessage, MessageRole
 from ovos_utils.log import LOG
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop.context import discovery
+from ovos_agentic_loop_settings import StrictSection, config_errors, require_mapping
 
 __all__ = ["PLUGIN_ID", "AgentsMDContextManager", "AgentsMDSettings", "select_sections"]
 
@@ -38,10 +39,10 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-class AgentsMDSettings(BaseModel):
-    """The plugin's section. Upstream's keys first, then this project's."""
+class AgentsMDSettings(StrictSection):
+    """The plugin's section (strict and frozen: StrictSection). Upstream's keys first, then this project's."""
 
-    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+    model_config = ConfigDict(extra="allow")
 
     agents_md_sources: list[str] = Field(
         default_factory=lambda: [discovery.AUTO],
@@ -209,14 +210,8 @@ def select_sections(text: str, wanted: list[str]) -> str:
 
 
 def _parse(config: dict[str, Any] | None) -> AgentsMDSettings:
-    try:
-        settings = AgentsMDSettings.model_validate(dict(config or {}))
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']} (got {err.get('input')!r})"
-            for err in exc.errors()
-        )
-        raise ValueError(f"{PLUGIN_ID}: invalid configuration: {problems}") from None
+    with config_errors(PLUGIN_ID, ValueError):
+        settings = AgentsMDSettings.model_validate(require_mapping(config, what="its config section"))
     for key in settings.model_extra or {}:
         if key not in ("enabled", "lang"):
             known = ", ".join(AgentsMDSettings.model_fields)

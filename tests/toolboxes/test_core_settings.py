@@ -62,7 +62,8 @@ def test_the_string_false_never_turns_the_shell_on(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", TOOLBOXES)
 def test_a_section_that_is_not_an_object_is_refused(name: str) -> None:
-    with pytest.raises(ToolboxConfigError, match=f"{name}: its config section must be a JSON object"):
+    refused = f"{name}: invalid configuration: its config section must be a JSON object"
+    with pytest.raises(ToolboxConfigError, match=refused):
         find_toolbox_plugins()[name](config=["allow_shell"])
 
 

@@ -374,3 +374,19 @@ def test_tool_json_is_serialisable() -> None:
     for _ in range(50):
         assert "text_stats" in box.tools
     assert time.monotonic() - started < 1.0  # refresh checks are cheap
+
+
+def test_a_skill_toolbox_with_no_skills_says_so_at_warning_in_its_constructor(
+    tmp_path: Path, ovos_log: Any
+) -> None:
+    # Built as ovos-PHAL-plugin-tools builds it: nothing else in that host would say it.
+    empty = tmp_path / "skills"
+    empty.mkdir()
+    cls = find_toolbox_plugins()["ovos-skill-md-toolbox"]
+    toolbox = cls(config={"skills_paths": [str(empty)], "user_skills_path": None, "use_entry_points": False})
+    assert toolbox.tools == {}
+    zero = [(level, m) for level, m in ovos_log.records if "serves ZERO tools" in m]
+    assert len(zero) == 1 and zero[0][0] == "warning"
+    assert str(empty) in zero[0][1] and "text-stats" in zero[0][1]
+    cls(config={"enabled_skills": None})
+    assert any("enabled_skills is null" in m for m in ovos_log.at("warning"))

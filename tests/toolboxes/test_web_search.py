@@ -10,7 +10,16 @@ import pytest
 from optional_packages import require
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
-from web_search_servers import ARTICLE, INJECTION, FakeSearxng, LocalWebServer, page, redirect
+from web_search_servers import (
+    ARTICLE,
+    INJECTION,
+    FakeSearxng,
+    LocalWebServer,
+    installed,
+    needs_trafilatura,
+    page,
+    redirect,
+)
 
 from ovos_agentic_loop_toolboxes.web_search import backends
 
@@ -53,6 +62,7 @@ def error_of(tb: ToolBox, name: str, **kwargs: Any) -> str:
 # -- web_search -----------------------------------------------------------------------------------
 
 
+@needs_trafilatura
 def test_entry_point_and_tools_keep_upstreams_names(searxng: FakeSearxng) -> None:
     tb = toolbox(searxng_url=searxng.url)
     assert tb.toolbox_id == "ovos-web-search-tools"
@@ -179,12 +189,34 @@ def test_ddgs_no_results_is_an_empty_list(fake_ddgs: type[_FakeDDGS]) -> None:
     assert toolbox().call_tool("web_search", {"query": "x"}).results == []
 
 
-def test_missing_ddgs_is_named_with_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_ddgs_is_named_with_how_to_install(monkeypatch: pytest.MonkeyPatch, ovos_log: Any) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "ddgs", None)  # import ddgs -> ImportError
     tb = toolbox()
-    assert "pip install 'ovos-agentic-loop[web]'" in error_of(tb, "web_search", query="x")
+    # Not offered (it could only fail when called), and the toolbox says which extra brings it back.
+    assert "web_search" not in tb.tools
+    assert ("fetch_page" in tb.tools) == installed("trafilatura")
+    warned = ovos_log.at("warning")
+    assert any(
+        "web_search is not offered: the ddgs package is not installed" in m
+        and "pip install 'ovos-agentic-loop[web]'" in m
+        for m in warned
+    ), warned
+    # The searxng backend needs no extra package: web_search stays.
+    assert "web_search" in toolbox(searxng_url="http://127.0.0.1:9").tools
+
+
+def test_with_no_web_extra_at_all_the_toolbox_says_it_serves_zero_tools(
+    monkeypatch: pytest.MonkeyPatch, ovos_log: Any
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ddgs", None)
+    monkeypatch.setitem(sys.modules, "trafilatura", None)
+    assert toolbox().tools == {}
+    zero = [m for m in ovos_log.at("warning") if "serves ZERO tools" in m]
+    assert len(zero) == 1 and "install the web extra" in zero[0] and zero[0].count("not installed") == 2
 
 
 # -- fetch_page -----------------------------------------------------------------------------------
@@ -206,6 +238,7 @@ def test_fetch_page_returns_the_main_text_title_and_final_url(server: LocalWebSe
     assert "untrusted" in out.notice.lower()
 
 
+@needs_trafilatura
 def test_long_text_comes_in_slices_with_the_offset_to_read_on(server: LocalWebServer) -> None:
     words = " ".join(f"word{i}" for i in range(3000))
     server.routes["/long"] = page(words.encode(), "text/plain; charset=utf-8")
@@ -236,6 +269,7 @@ def test_page_text_is_enclosed_in_markers_the_page_cannot_forge(server: LocalWeb
     assert second.splitlines()[0] != opening  # a fresh tag per call
 
 
+@needs_trafilatura
 def test_plain_text_json_and_unlabelled_pages_are_read(server: LocalWebServer) -> None:
     server.routes["/json"] = page(b'{"temperature": 21}', "application/json")
     server.routes["/bare"] = page(b"just words", "")
@@ -244,10 +278,12 @@ def test_plain_text_json_and_unlabelled_pages_are_read(server: LocalWebServer) -
     assert "just words" in tb.call_tool("fetch_page", {"url": f"{server.base}/bare"}).text
 
 
+@needs_trafilatura
 def test_fetch_page_can_be_switched_off() -> None:
     assert set(toolbox(allow_fetch=False).tools) == {"web_search"}
 
 
+@needs_trafilatura
 def test_http_errors_are_messages(server: LocalWebServer) -> None:
     tb = toolbox(allow_private=True)
     assert "HTTP 404" in error_of(tb, "fetch_page", url=f"{server.base}/missing")
@@ -275,6 +311,7 @@ def test_bad_configuration_is_an_error_naming_the_key(config: dict[str, Any], na
     assert names in str(excinfo.value)
 
 
+@needs_trafilatura
 def test_ecosystem_keys_are_accepted_and_a_typo_is_named(ovos_log: Any) -> None:
     assert toolbox(enabled=True).settings.max_results == 5
     assert not ovos_log.at("warning")

@@ -13,12 +13,14 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 from ovos_utils.log import LOG
-from pydantic import AfterValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, ConfigDict, Field
 
-from ovos_agentic_loop_settings import StrictSection, describe_errors, require_mapping
+from ovos_agentic_loop_settings import StrictSection, config_errors, require_mapping
 from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError
+from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox
 from ovos_agentic_loop_toolboxes._core.paths import MAX_PATH_CHARS
 from ovos_agentic_loop_toolboxes._core.process import DEFAULT_ENV_NAMES, Limits, warn_dangerous_env_names
+from ovos_agentic_loop_toolboxes._core.runner import RunPolicy
 
 __all__ = [
     "MAX_COMMAND_CHARS",
@@ -54,14 +56,8 @@ S = TypeVar("S", bound=ToolboxSettings)
 
 def parse_settings(model: type[S], toolbox_id: str, config: Any) -> S:
     """``config`` parsed into ``model``; a :class:`ToolboxConfigError` naming the key otherwise."""
-    try:
-        section = require_mapping(config, what=f"{toolbox_id}: its config section")
-    except TypeError as exc:
-        raise ToolboxConfigError(str(exc)) from None
-    try:
-        settings = model.model_validate(section)
-    except ValidationError as exc:
-        raise ToolboxConfigError(f"{toolbox_id}: invalid config: {describe_errors(exc)}") from None
+    with config_errors(toolbox_id, ToolboxConfigError):
+        settings = model.model_validate(require_mapping(config, what="its config section"))
     unknown = sorted(set(settings.model_extra or {}) - model.ignored_keys)
     if unknown:
         known = ", ".join(sorted(model.model_fields))
@@ -104,8 +100,23 @@ class ProcessSettings(ToolboxSettings):
             processes=self.max_processes,
         )
 
-    def warn_env(self, toolbox_id: str) -> None:
+    def run_policy(self, toolbox_id: str, *, starts_programs: bool) -> RunPolicy:
+        """The toolbox's :class:`RunPolicy`, checked at construction.
+
+        When the toolbox will start programs (``starts_programs``), a required sandbox this kernel
+        cannot give refuses the construction; ``env_allowlist`` names that steer code loading are
+        warned about.
+        """
+        kernel = KernelSandbox(toolbox_id, self.sandbox, self.require_sandbox, self.allow_network)
+        if starts_programs:
+            kernel.check()
         warn_dangerous_env_names(self.env_allowlist, toolbox_id)
+        return RunPolicy(
+            kernel=kernel,
+            limits=self.limits,
+            max_output_bytes=self.max_output_bytes,
+            env_names=tuple(self.env_allowlist),
+        )
 
 
 def max_chars(limit: int, what: str, advice: str) -> AfterValidator:

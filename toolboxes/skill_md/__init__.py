@@ -1,7 +1,7 @@
 """SKILL.md skills as agent tools (entry point ``ovos-skill-md-toolbox``).
 
 ``parser`` reads one SKILL.md, ``discovery`` finds and caches skill folders, ``scripts`` runs an
-executable skill's scripts through ``ovos_agentic_loop_toolboxes._process``, ``toolbox``
+executable skill's scripts through ``ovos_agentic_loop_toolboxes._core.process``, ``toolbox``
 exposes it all to OPM.
 """
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from ovos_utils.log import LOG
 
+from ovos_agentic_loop_toolboxes._core.folders import data_dir
 from ovos_agentic_loop_toolboxes.skill_md.parser import Skill, SkillParseError, parse_skill_md
 
 __all__ = ["ENTRY_POINT_GROUP", "SkillCatalog", "SkillRoot", "entry_point_roots", "user_skills_dir"]
@@ -43,8 +44,7 @@ _PRUNE = frozenset({"node_modules", "__pycache__", "deps", "site-packages"})
 
 
 def user_skills_dir() -> str:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return os.path.join(base, "ovos-agentic-loop", "skills")
+    return data_dir("skills")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,15 @@ class SkillRoot:
 
 #: This package's example skills (registered as an entry point by its pyproject).
 EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
+
+
+def example_skill_names() -> list[str]:
+    """The names of this package's example skills (what ``enabled_skills`` must list to load them)."""
+    names = []
+    for folder in sorted(os.listdir(EXAMPLES_DIR)):
+        with contextlib.suppress(OSError, SkillParseError):
+            names.append(parse_skill_md(os.path.join(EXAMPLES_DIR, folder, "SKILL.md")).name)
+    return names
 
 
 def entry_point_roots() -> list[SkillRoot]:

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import yaml
 
+from ovos_agentic_loop_toolboxes._core.paths import Sandbox
 from ovos_agentic_loop_toolboxes._core.process import is_dangerous_env_name
 
 __all__ = ["Param", "Skill", "SkillParseError", "parse_parameters", "parse_skill_md", "split_sections"]
@@ -354,13 +355,13 @@ def _runnable_scripts(folder: str, usage: str) -> tuple[str, ...]:
         names = sorted(os.listdir(scripts_dir))
     except OSError:
         return ()
-    real_folder = os.path.realpath(folder) + os.sep
+    skill_folder = Sandbox(folder)
     found = []
     for name in names:
         full = os.path.join(scripts_dir, name)
         if name.startswith(("_", ".")) or not name.endswith(SCRIPT_SUFFIXES) or not os.path.isfile(full):
             continue
-        if not os.path.realpath(full).startswith(real_folder):
+        if not skill_folder.contains_real(full):
             continue  # A link leaving the skill folder is not this skill's script.
         found.append(full)
     mentioned = [f for f in found if os.path.basename(f) in usage]

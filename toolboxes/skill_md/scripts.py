@@ -29,8 +29,10 @@ from ovos_utils.log import LOG
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
-from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox, run_folders
+from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox
+from ovos_agentic_loop_toolboxes._core.paths import Sandbox
 from ovos_agentic_loop_toolboxes._core.process import Limits, build_env, resolve_executable, run_process
+from ovos_agentic_loop_toolboxes._core.runner import RunPolicy, run_sandboxed
 from ovos_agentic_loop_toolboxes._core.settings import MAX_COMMAND_CHARS
 from ovos_agentic_loop_toolboxes.skill_md.parser import Param, Skill
 
@@ -55,12 +57,9 @@ class ScriptSettings:
     root_path: str | None = None
     default_timeout: float = 20.0
     max_timeout: float = 25.0
-    env_names: tuple[str, ...] = ()
-    max_output_bytes: int = 32768
-    limits: Limits = field(default_factory=Limits)
     install_deps: bool = False
     deps_timeout: float = 300.0
-    kernel: KernelSandbox = field(default_factory=lambda: KernelSandbox("ovos-skill-md-toolbox"))
+    policy: RunPolicy = field(default_factory=lambda: RunPolicy(KernelSandbox("ovos-skill-md-toolbox")))
 
 
 def args_model(skill: Skill, tool_name: str) -> type[BaseModel]:
@@ -153,10 +152,10 @@ def run_script(skill: Skill, script: str, tool_name: str, values: dict[str, Any]
         raise ToolCallError(f"skill {skill.name!r} is misconfigured ({skill.param_error}); use another tool")
     args, env_params = build_argv(skill, values)
     args = [a for a in args if a != ""]
-    if not os.path.realpath(script).startswith(os.path.realpath(skill.folder) + os.sep):
+    if not _inside_folder(skill.folder, script):
         # Checked when the skill was read; a link swapped in since then must not run.
         raise ToolCallError(f"{tool_name}: the script now leaves the skill folder; use another tool")
-    host_env = build_env(s.env_names)
+    host_env = s.policy.env()
     env = {**host_env, **env_params, "SKILL_DIR": skill.folder}
     if script.endswith(".py"):
         program = sys.executable
@@ -170,21 +169,16 @@ def run_script(skill: Skill, script: str, tool_name: str, values: dict[str, Any]
     ensure_deps(skill, s)
     timeout = min(skill.timeout or s.default_timeout, s.max_timeout)
     LOG.info(f"skill {skill.name!r}: running {argv!r} (timeout {timeout:g}s)")
-    sandboxed = s.kernel.active
-    with run_folders(s.root_path, env, sandboxed) as run:
-        try:
-            result = run_process(
-                argv,
-                cwd=run.cwd,
-                env=run.env,
-                timeout=timeout,
-                max_output_bytes=s.max_output_bytes,
-                limits=s.limits,
-                executable=program,
-                landlock=s.kernel.policy_json([run.cwd, run.temp], [skill.folder]),
-            )
-        except OSError as exc:
-            raise ToolCallError(f"{tool_name} could not be started ({exc}); use another tool") from exc
+    result = run_sandboxed(
+        s.policy,
+        argv,
+        executable=program,
+        env=env,
+        timeout=timeout,
+        cwd=s.root_path,
+        readable=[skill.folder],
+        what=tool_name,
+    )
     if result.timed_out:
         # run_process reports a timeout only after the process group was killed and reaped.
         raise ToolCallError(
@@ -206,6 +200,14 @@ def run_script(skill: Skill, script: str, tool_name: str, values: dict[str, Any]
         stderr=result.stderr[-2000:],
         truncated=result.truncated,
     )
+
+
+def _inside_folder(folder: str, path: str) -> bool:
+    """Whether ``path`` still resolves inside the skill ``folder`` (False when the folder is gone)."""
+    try:
+        return Sandbox(folder).contains_real(path)
+    except ValueError:
+        return False
 
 
 _deps_lock = threading.Lock()
@@ -233,9 +235,9 @@ def ensure_deps(skill: Skill, s: ScriptSettings) -> None:
                 ["bash", installer],
                 executable=bash,
                 cwd=os.path.dirname(installer),
-                env=build_env(s.env_names, overrides={"SKILL_DIR": skill.folder}),
+                env=s.policy.env({"SKILL_DIR": skill.folder}),
                 timeout=s.deps_timeout,
-                max_output_bytes=s.max_output_bytes,
+                max_output_bytes=s.policy.max_output_bytes,
                 limits=Limits(address_space_mb=None, file_size_mb=None),
             )
             ok = result.returncode == 0 and not result.timed_out

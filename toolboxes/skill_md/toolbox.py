@@ -44,12 +44,12 @@ import threading
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
-from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
-from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError, ToolCallError
-from ovos_agentic_loop_toolboxes._core.kernel import KernelSandbox
+from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
+from ovos_agentic_loop_toolboxes._core.folders import RootFolder
 from ovos_agentic_loop_toolboxes._core.paths import Sandbox, open_regular_file
 from ovos_agentic_loop_toolboxes._core.process import kill_active_runs
 from ovos_agentic_loop_toolboxes._core.settings import (
@@ -59,10 +59,12 @@ from ovos_agentic_loop_toolboxes._core.settings import (
     max_chars,
     parse_settings,
 )
+from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 from ovos_agentic_loop_toolboxes.skill_md.discovery import (
     SkillCatalog,
     SkillRoot,
     entry_point_roots,
+    example_skill_names,
     user_skills_dir,
 )
 from ovos_agentic_loop_toolboxes.skill_md.parser import Skill
@@ -152,7 +154,7 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "skill"
 
 
-class SkillMDToolBox(ToolBox):
+class SkillMDToolBox(BundledToolBox):
     """Skills from SKILL.md folders; see the module docstring for tools and config."""
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
@@ -175,6 +177,17 @@ class SkillMDToolBox(ToolBox):
         )
         super().__init__(TOOLBOX_ID, config, bus)
 
+    def why_no_tools(self) -> str:
+        """Where skills were looked for, and what to change (the constructor logs it at WARNING)."""
+        if self.settings.enabled_skills is None:
+            return "enabled_skills is null; list skill names or set it to 'all'"
+        looked = ", ".join(f"{r.path} ({r.origin})" for r in _roots(self.settings)) or "nowhere"
+        return (
+            f"no enabled skill found (looked in: {looked}); put a folder with a SKILL.md in one of them "
+            "or in skills_paths, or name the bundled examples in enabled_skills "
+            f"(e.g. {example_skill_names()})"
+        )
+
     def stop_calls(self, thread_id: int) -> int:
         """Kill the scripts a call running in thread ``thread_id`` started (see ShellToolBox.stop_calls)."""
         return kill_active_runs(thread_id)
@@ -187,7 +200,7 @@ class SkillMDToolBox(ToolBox):
         return [
             f"skill scripts: ON; killed after at most {s.max_timeout:g} s "
             "(keep the loop's tool_timeout above that)",
-            s.kernel.status(),
+            s.policy.kernel.status(),
         ]
 
     # ``tools`` is a property so every reader (the engine, call_tool, the bus) sees skills that were
@@ -340,25 +353,15 @@ def _as_list(value: str | list[str]) -> list[str]:
 
 
 def _script_settings(settings: SkillMDSettings) -> ScriptSettings:
-    root = settings.root_path
-    if root:
-        root = os.path.realpath(os.path.expanduser(root))
-        if not os.path.isdir(root):
-            raise ToolboxConfigError(f"{TOOLBOX_ID}: root_path {root!r} is not an existing folder; create it")
-    kernel = KernelSandbox(TOOLBOX_ID, settings.sandbox, settings.require_sandbox, settings.allow_network)
-    if settings.allow_scripts:
-        kernel.check()
-    settings.warn_env(TOOLBOX_ID)
+    # Unset: a fresh temp folder per call (never the host's working folder); set: checked like every root.
+    root = RootFolder(TOOLBOX_ID, settings.root_path).path if settings.root_path else None
     return ScriptSettings(
-        root_path=root or None,
+        root_path=root,
         default_timeout=settings.default_timeout,
         max_timeout=settings.max_timeout,
-        env_names=tuple(settings.env_allowlist),
-        max_output_bytes=settings.max_output_bytes,
-        limits=settings.limits,
         install_deps=settings.install_deps,
         deps_timeout=settings.deps_timeout,
-        kernel=kernel,
+        policy=settings.run_policy(TOOLBOX_ID, starts_programs=settings.allow_scripts),
     )
 
 

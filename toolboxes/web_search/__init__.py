@@ -18,12 +18,14 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import httpx
-from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
+from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
+from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 from ovos_agentic_loop_toolboxes.web_search.backends import make_backend
 from ovos_agentic_loop_toolboxes.web_search.errors import BlockedURL, WebToolError
-from ovos_agentic_loop_toolboxes.web_search.extract import INSTALL_HINT, readable_text
+from ovos_agentic_loop_toolboxes.web_search.extract import INSTALL_HINT, missing_packages, readable_text
 from ovos_agentic_loop_toolboxes.web_search.fetch import LazyClient, PageFetcher
 from ovos_agentic_loop_toolboxes.web_search.guard import domain_listed
 from ovos_agentic_loop_toolboxes.web_search.settings import (
@@ -79,14 +81,37 @@ class FetchPageOutput(ToolOutput):
     text: str = Field(..., description="The page's readable text, between begin/end markers.")
 
 
-class WebSearchToolBox(ToolBox):
+class WebSearchToolBox(BundledToolBox):
     """Web search (ddgs or SearXNG) and safe page reading for the agent loop."""
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
         # Everything discover_tools() needs is set before ToolBox.__init__, which swallows errors.
         self.settings: WebSearchSettings = parse_settings(config)
         self._wire(LazyClient(self.settings))
+        # A tool whose package is missing is not offered (it could only fail when called); the
+        # operator reads here which extra brings it back.
+        self.unavailable = self._unavailable_tools()
+        for tool, why in self.unavailable.items():
+            LOG.warning(f"{TOOLBOX_ID}: {tool} is not offered: {why}")
         super().__init__(toolbox_id=TOOLBOX_ID, config=config, bus=bus)
+
+    def why_no_tools(self) -> str:
+        reasons = "; ".join(f"{tool}: {why}" for tool, why in self.unavailable.items())
+        return reasons or "check its config section"
+
+    def _unavailable_tools(self) -> dict[str, str]:
+        unavailable: dict[str, str] = {}
+        if missing := missing_packages(*self._backend.needs):
+            unavailable["web_search"] = (
+                f"the {' and '.join(missing)} package is not installed; install the web extra "
+                f"({INSTALL_HINT}) or set searxng_url"
+            )
+        if self.settings.allow_fetch and (missing := missing_packages("trafilatura")):
+            unavailable["fetch_page"] = (
+                f"the {' and '.join(missing)} package (page text extraction) is not installed; "
+                f"install the web extra ({INSTALL_HINT})"
+            )
+        return unavailable
 
     def use_transport(self, transport: httpx.BaseTransport) -> None:
         """Send every request through ``transport`` (tests; a custom network stack)."""
@@ -97,16 +122,18 @@ class WebSearchToolBox(ToolBox):
         self._fetcher = PageFetcher(self.settings, client)
 
     def discover_tools(self) -> list[AgentTool]:
-        tools = [
-            AgentTool(
-                name="web_search",
-                description="Search the web; returns title, url and snippet of each result.",
-                argument_schema=WebSearchArgs,
-                output_schema=WebSearchOutput,
-                tool_call=self.web_search,
+        tools = []
+        if "web_search" not in self.unavailable:
+            tools.append(
+                AgentTool(
+                    name="web_search",
+                    description="Search the web; returns title, url and snippet of each result.",
+                    argument_schema=WebSearchArgs,
+                    output_schema=WebSearchOutput,
+                    tool_call=self.web_search,
+                )
             )
-        ]
-        if self.settings.allow_fetch:
+        if self.settings.allow_fetch and "fetch_page" not in self.unavailable:
             tools.append(
                 AgentTool(
                     name="fetch_page",

@@ -14,17 +14,19 @@ from typing import Any, Protocol
 import httpx
 
 from ovos_agentic_loop_toolboxes.web_search.errors import WebToolError
+from ovos_agentic_loop_toolboxes.web_search.extract import INSTALL_HINT
 from ovos_agentic_loop_toolboxes.web_search.fetch import LazyClient
 from ovos_agentic_loop_toolboxes.web_search.settings import WebSearchSettings
 
 __all__ = ["DdgsBackend", "SearchBackend", "SearxngBackend", "make_backend"]
 
 _SEARXNG_SAFESEARCH = {"off": 0, "moderate": 1, "on": 2}
-INSTALL_HINT = "pip install 'ovos-agentic-loop[web]'"
 
 
 class SearchBackend(Protocol):
     name: str
+    # Optional packages the backend imports when it searches (the `web` extra).
+    needs: tuple[str, ...]
 
     def search(self, query: str, max_results: int) -> list[dict[str, str]]: ...
 
@@ -41,6 +43,7 @@ class DdgsBackend:
     """Search through the ``ddgs`` library (several engines, no API key)."""
 
     name = "ddgs"
+    needs: tuple[str, ...] = ("ddgs",)
 
     def __init__(self, settings: WebSearchSettings) -> None:
         self._settings = settings
@@ -95,6 +98,7 @@ class SearxngBackend:
     """Search through a SearXNG instance's JSON API (``/search?format=json``)."""
 
     name = "searxng"
+    needs: tuple[str, ...] = ()
 
     def __init__(self, settings: WebSearchSettings, client: LazyClient) -> None:
         self._settings = settings

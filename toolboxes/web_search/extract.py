@@ -9,6 +9,7 @@ own words, never an invented summary.
 from __future__ import annotations
 
 import codecs
+import importlib.util
 import re
 from typing import Any
 
@@ -16,10 +17,24 @@ from ovos_agentic_loop_toolboxes.web_search.errors import WebToolError
 from ovos_agentic_loop_toolboxes.web_search.fetch import RawPage, content_kind
 from ovos_agentic_loop_toolboxes.web_search.untrusted import clean_text
 
-__all__ = ["INSTALL_HINT", "readable_text"]
+__all__ = ["INSTALL_HINT", "missing_packages", "readable_text"]
 
 INSTALL_HINT = "pip install 'ovos-agentic-loop[web]'"
 _TITLE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
+
+
+def missing_packages(*packages: str) -> list[str]:
+    """The ``packages`` that cannot be imported here, found WITHOUT importing them (that costs start-up
+    time in every host that builds the toolbox)."""
+    gone = []
+    for name in packages:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a broken install, or a module without a spec
+            found = False
+        if not found:
+            gone.append(name)
+    return gone
 
 
 def readable_text(page: RawPage) -> tuple[str, str]:

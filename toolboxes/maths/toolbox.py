@@ -1,7 +1,7 @@
 """ovos-math-tools: exact arithmetic, equations, unit conversion and statistics for agents.
 
-Model text is parsed with ``ast`` against an allowlist (``_math_parse``) and walked by a small
-evaluator (``_math_eval``); it is never passed to ``eval``, ``exec`` or ``sympify``.
+Model text is parsed with ``ast`` against an allowlist (``_parse``) and walked by a small
+evaluator (``_eval``); it is never passed to ``eval``, ``exec`` or ``sympify``.
 """
 
 from __future__ import annotations
@@ -12,20 +12,21 @@ import statistics
 from fractions import Fraction
 from typing import Any
 
-from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
 from pydantic import Field, field_validator
 
 from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
-from ovos_agentic_loop_toolboxes._math_eval import (
+from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
+from ovos_agentic_loop_toolboxes.maths._eval import (
     Evaluator,
     MathError,
     approximate,
     format_number,
     terminating_decimal,
 )
-from ovos_agentic_loop_toolboxes._math_parse import parse_expression
-from ovos_agentic_loop_toolboxes._math_solve import solve
-from ovos_agentic_loop_toolboxes._math_units import convert
+from ovos_agentic_loop_toolboxes.maths._parse import parse_expression
+from ovos_agentic_loop_toolboxes.maths._solve import solve
+from ovos_agentic_loop_toolboxes.maths._units import convert
 
 TOOLBOX_ID = "ovos-math-tools"
 MAX_NUMBERS = 10_000
@@ -122,7 +123,7 @@ class MathSettings(ToolboxSettings):
     """``ovos-math-tools`` has no keys; any key given is logged as unknown, a non-object refused."""
 
 
-class MathToolBox(ToolBox):
+class MathToolBox(BundledToolBox):
     """Calculator tools. No configuration keys."""
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:

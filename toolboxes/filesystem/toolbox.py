@@ -1,7 +1,7 @@
 """ovos-filesystem-tools: read, write, list and search files inside one root folder.
 
-Every path, glob and pattern a model supplies is confined to ``root_path`` (see ``_paths`` and
-``_fs_glob``), every output is bounded, and writes are atomic and off unless ``allow_write``.
+Every path, glob and pattern a model supplies is confined to ``root_path`` (see ``_core.paths`` and
+``_glob``), every output is bounded, and writes are atomic and off unless ``allow_write``.
 """
 
 from __future__ import annotations
@@ -12,15 +12,17 @@ import os
 import time
 from typing import Any
 
-from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
+from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
+from ovos_utils.log import LOG
 from pydantic import BaseModel, Field
 
-from ovos_agentic_loop_toolboxes._core.errors import ToolboxConfigError
+from ovos_agentic_loop_toolboxes._core.folders import RootFolder
 from ovos_agentic_loop_toolboxes._core.paths import InRoot, Sandbox
 from ovos_agentic_loop_toolboxes._core.settings import ToolboxSettings, parse_settings
-from ovos_agentic_loop_toolboxes._fs_glob import Glob, Walk, compile_glob
-from ovos_agentic_loop_toolboxes._fs_io import atomic_write, read_chunk
-from ovos_agentic_loop_toolboxes._fs_search import SearchState, compile_pattern, search_file
+from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
+from ovos_agentic_loop_toolboxes.filesystem._glob import Glob, Walk, compile_glob
+from ovos_agentic_loop_toolboxes.filesystem._io import atomic_write, read_chunk
+from ovos_agentic_loop_toolboxes.filesystem._search import SearchState, compile_pattern, search_file
 
 TOOLBOX_ID = "ovos-filesystem-tools"
 # The example names no real-looking folder: shown 'notes/todo.txt', the bundled model wrote
@@ -31,7 +33,12 @@ PATH_HELP = "Path relative to the root folder: 'todo.txt' in the root, 'folder/t
 class FileSystemSettings(ToolboxSettings):
     """Configuration of ``ovos-filesystem-tools``: strict types, unknown keys logged by name."""
 
-    root_path: str = Field(".", description="Folder every path lives in (default '.', the working folder).")
+    root_path: str | None = Field(
+        None,
+        description="Folder every path lives in. Default: the project's own folder "
+        "($XDG_DATA_HOME/ovos-agentic-loop/files, made on first use), never the host's working folder; "
+        "'.' is the working folder, '~' the home folder.",
+    )
     allow_write: bool = Field(False, description="Whether write_file may change files (default False).")
     max_read_bytes: int = Field(65536, gt=0, description="Most bytes one read_file call returns (64 KiB).")
     max_write_bytes: int = Field(1048576, gt=0, description="Largest content write_file accepts (1 MiB).")
@@ -129,26 +136,29 @@ class FindFilesOutput(ToolOutput):
 # --- toolbox ---------------------------------------------------------------------------------
 
 
-class FileSystemToolBox(ToolBox):
+class FileSystemToolBox(BundledToolBox):
     """Files inside one root folder, for agents.
 
-    Config keys (see :class:`FileSystemSettings` for every bound): ``root_path`` (default ``"."``),
-    ``allow_write`` (default ``False``).
+    Config keys (see :class:`FileSystemSettings` for every bound): ``root_path`` (default: the
+    project's own folder, see ``_core.folders``), ``allow_write`` (default ``False``).
     """
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
         # ToolBox.__init__ calls discover_tools and swallows its errors: set state first.
         self.settings = FileSystemSettings.from_config(config)
-        try:
-            self.sandbox = Sandbox(self.settings.root_path)
-        except ValueError as exc:
-            raise ToolboxConfigError(f"{TOOLBOX_ID}: {exc}") from None
+        self.root = RootFolder(TOOLBOX_ID, self.settings.root_path)
+        LOG.info(f"{TOOLBOX_ID}: {self.diagnostics()[0]}")
         super().__init__(TOOLBOX_ID, config, bus)
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """The confinement of every model path (the default folder is made on first use)."""
+        return self.root.sandbox
 
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the root folder and whether writing is on."""
         write = "ON" if self.settings.allow_write else "OFF (allow_write is false)"
-        return [f"files under {self.sandbox.root}; write_file {write}"]
+        return [f"files under {self.root.describe()}; write_file {write}"]
 
     def discover_tools(self) -> list[AgentTool]:
         """The five file tools; write_file stays listed but refuses when writing is off."""

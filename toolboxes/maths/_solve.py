@@ -3,7 +3,7 @@
 Polynomials (degree up to 12) are solved exactly where the coefficients are exact: linear and
 quadratic by formula, higher degrees by trying rational roots and then by numeric root finding.
 Anything else is solved numerically by scanning for sign changes and bisecting, within a time
-budget. The text is never executed: it is parsed by ``_math_parse`` and walked by ``_math_eval``.
+budget. The text is never executed: it is parsed by ``_parse`` and walked by ``_eval``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ovos_agentic_loop_toolboxes._math_eval import (
+from ovos_agentic_loop_toolboxes.maths._eval import (
     CONSTANTS,
     FUNCTIONS,
     Evaluator,
@@ -26,7 +26,7 @@ from ovos_agentic_loop_toolboxes._math_eval import (
     exact_root,
     format_number,
 )
-from ovos_agentic_loop_toolboxes._math_parse import free_names, parse_expression
+from ovos_agentic_loop_toolboxes.maths._parse import free_names, parse_expression
 
 MAX_DEGREE = 12
 MAX_SOLUTIONS = 20

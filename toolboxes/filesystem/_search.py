@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import regex
 
 from ovos_agentic_loop_toolboxes._core.paths import Sandbox, check_text, open_regular_file
-from ovos_agentic_loop_toolboxes._fs_io import SNIFF_BYTES
+from ovos_agentic_loop_toolboxes.filesystem._io import SNIFF_BYTES
 
 MAX_PATTERN_CHARS = 500
 CONTEXT_CHARS = 120

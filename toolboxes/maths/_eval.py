@@ -1,4 +1,4 @@
-"""Exact-where-possible evaluation of a checked arithmetic tree (see ``_math_parse``).
+"""Exact-where-possible evaluation of a checked arithmetic tree (see ``_parse``).
 
 Integers and fractions stay exact (``2**64``, ``1/3``); anything irrational becomes a float. Every
 operation that can grow a number checks the size of its result BEFORE computing it, so
@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-from ovos_agentic_loop_toolboxes._math_parse import AGGREGATES, LIST_ONLY_IN_AGGREGATES, PERCENT
+from ovos_agentic_loop_toolboxes.maths._parse import AGGREGATES, LIST_ONLY_IN_AGGREGATES, PERCENT
 
 Number = int | Fraction | float
 

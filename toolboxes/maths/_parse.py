@@ -2,7 +2,7 @@
 
 The text is normalised (``^`` is power, ``×``/``÷`` are ``*``/``/``), postfix percentages are
 rewritten into calls of an internal marker function, and the resulting tree is checked against an
-allowlist of node types before :mod:`ovos_agentic_loop_toolboxes._math_eval` walks it.
+allowlist of node types before :mod:`ovos_agentic_loop_toolboxes.maths._eval` walks it.
 """
 
 from __future__ import annotations

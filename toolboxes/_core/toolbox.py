@@ -1,0 +1,85 @@
+"""The base of every bundled toolbox: failures that keep their reason, and a toolbox that says so when empty.
+
+Every host reaches a tool through OPM's ``ToolBox.call_tool``: our loop, ovos-PHAL-plugin-tools
+(``ovos.tools.invoke``), OPM's own bus handler (``ovos.persona.tools.*.call``), ovos-persona-server's
+UTCP (``POST /tools/{name}``) and MCP bridges. OPM wraps a tool's exception as ``RuntimeError: Tool
+execution failed for '<tool>' in ToolBox '<id>'`` (or ``ValueError: Tool input validation failed
+...``) and the hosts pass only ``str(exc)`` on, so a caller never learned WHY ("path outside the
+allowed folder", "run_command is disabled"). :meth:`BundledToolBox.call_tool` keeps OPM's exception
+type and its opening words (so the UTCP bridge still answers 422 for bad input and 500 for a
+failure) and appends the reason; it has the same ``__cause__`` as OPM's wrapper, so the loop's
+observation finds the original exception where it did. Each failure is logged here as ONE line, at
+INFO for a refusal the caller can fix and WARNING for anything else (the traceback at DEBUG).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ovos_plugin_manager.templates.agent_tools import ToolBox, ToolOutput
+from ovos_utils.log import LOG
+from pydantic import ValidationError
+
+from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
+
+__all__ = ["BundledToolBox", "failure_reason"]
+
+_MAX_LOGGED_CHARS = 500
+
+
+class BundledToolBox(ToolBox):
+    """OPM's ToolBox with readable failures and a WARNING when it serves no tools."""
+
+    def __init__(self, toolbox_id: str, config: dict[str, Any] | None = None, bus: Any = None) -> None:
+        super().__init__(toolbox_id, config, bus)
+        # In someone else's host nothing else may say it: ovos-PHAL-plugin-tools logs a toolbox's
+        # tools at DEBUG only, persona-server not at all.
+        if not self.tools:
+            LOG.warning(f"{toolbox_id}: serves ZERO tools: {self.why_no_tools()}")
+
+    def why_no_tools(self) -> str:
+        """What to change so the toolbox serves tools (overridden where the reason is known)."""
+        return "check its config section"
+
+    def call_tool(self, name: str, tool_kwargs: Any) -> ToolOutput:
+        try:
+            return super().call_tool(name, tool_kwargs)
+        except (RuntimeError, ValueError) as exc:
+            reason = failure_reason(exc)
+            # None: OPM's own refusal (unknown tool, wrong argument type), which already says why.
+            if reason is None or type(exc) not in (RuntimeError, ValueError):
+                raise
+            _log_failure(self.toolbox_id, name, exc, reason)
+            # The same type and cause as OPM's wrapper, which this replaces: readers of __cause__
+            # (the loop's observation, tests, hosts) find what they found before.
+            raise type(exc)(f"{exc}: {reason}") from exc.__cause__
+
+
+def failure_reason(exc: BaseException) -> str | None:
+    """Why a wrapped call failed, from the root of ``exc``'s cause chain; None when nothing is wrapped."""
+    root = exc
+    while root.__cause__ is not None:
+        root = root.__cause__
+    if root is exc:
+        return None
+    if isinstance(root, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}" for err in root.errors()
+        )
+    if isinstance(root, ToolCallError):
+        return str(root)
+    return f"{type(root).__name__}: {root}"
+
+
+def _log_failure(toolbox_id: str, tool: str, exc: BaseException, reason: str) -> None:
+    line = " ".join(reason.split())
+    if len(line) > _MAX_LOGGED_CHARS:
+        line = line[:_MAX_LOGGED_CHARS] + "..."
+    root = exc
+    while root.__cause__ is not None:
+        root = root.__cause__
+    if isinstance(root, (ToolCallError, ValidationError)):
+        LOG.info(f"{toolbox_id}: {tool} refused: {line}")
+        return
+    LOG.warning(f"{toolbox_id}: {tool} failed: {line}")
+    LOG.debug(f"{toolbox_id}: {tool} traceback", exc_info=root)
