@@ -11,7 +11,7 @@ from collections.abc import Generator
 from typing import Any, ClassVar
 
 from ovos_plugin_manager.templates.agents import AgentMessage
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ovos_agentic_loop._loop_names import loop_name
 from ovos_agentic_loop._toolset import WarnOnce
@@ -25,7 +25,7 @@ from ovos_agentic_loop.loops._plan_execute import PlanExecute, PlanExecuteSettin
 from ovos_agentic_loop.loops._reflexion import Reflexion, ReflexionSettings
 from ovos_agentic_loop.loops._self_ask import SelfAsk, SelfAskSettings
 from ovos_agentic_loop.loops._tree_of_thoughts import TreeOfThoughts, TreeOfThoughtsSettings
-from ovos_agentic_loop_settings import describe_errors
+from ovos_agentic_loop_settings import config_errors
 
 __all__ = [
     "ChainOfThoughtLoopEngine",
@@ -83,10 +83,8 @@ def _parse_loop_settings(
     model: type[BaseModel], config: dict[str, Any] | None, engine_name: str
 ) -> BaseModel:
     own = {k: v for k, v in (config or {}).items() if k in model.model_fields}
-    try:
+    with config_errors(engine_name, ConfigError):
         return model.model_validate(own)
-    except ValidationError as exc:
-        raise ConfigError(f"{engine_name}: invalid configuration: {describe_errors(exc)}") from exc
 
 
 class PlanExecuteLoopEngine(StrategyLoopEngine):
