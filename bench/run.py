@@ -659,7 +659,7 @@ def write_report(bench: Bench, figures: list[int]) -> None:
         "Versions: " + ", ".join(f"{BY_KEY[k].label} {v}" for k, v in vers.items()),
         "",
     ]
-    suffix = "" if figures != [5] else "-tasks"
+    suffix = "" if figures != [5] else "-spoken" if getattr(bench.args, "suite", "") == "spoken" else "-tasks"
     md_path = out_dir / f"latest{suffix}.md"
     # Figures not run this time keep their earlier tables (each says when it was measured).
     sections = _sections(md_path.read_text()) if md_path.exists() else {}
@@ -679,7 +679,7 @@ def write_report(bench: Bench, figures: list[int]) -> None:
         old = json.loads(json_path.read_text())
         payload = {**{k: v for k, v in old.items() if k.startswith("fig")}, **payload}
     json_path.write_text(json.dumps(payload, indent=1))
-    if set(figures) & CHARTED:
+    if set(figures) & CHARTED and suffix != "-spoken":  # the chart draws figure 5 of the typed suite
         draw_chart(out_dir)
     log(f"wrote {md_path}")
 
@@ -730,6 +730,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="figures 5 and 8: comma-separated task ids, categories, 'tune', 'held-out' or "
         "'held-out-first' (one task a category); default: all for figure 5, held-out-first for 8",
+    )
+    p.add_argument(
+        "--suite",
+        choices=["typed", "spoken"],
+        default="typed",
+        help="figure 5: the typed task suite (bench/tasks/tasks.json, default) or the spoken questions "
+        "with the local-assistant tool set (bench/tasks/spoken.json; reported as figure 5s)",
     )
     p.add_argument(
         "--loops",
@@ -809,7 +816,12 @@ def main(argv: list[str] | None = None) -> int:
                     if not args.llama_url and started:
                         args.llama_url = bench.llama_url  # figure 3 counts tokens with it
                 if fig == 5:
-                    fig5_tasks(bench, run_adapter)
+                    if args.suite == "spoken":
+                        from spoken_runner import SPOKEN
+
+                        fig5_tasks(bench, run_adapter, SPOKEN)
+                    else:
+                        fig5_tasks(bench, run_adapter)
                 else:
                     from loops_runner import fig8_loops
 
