@@ -76,14 +76,18 @@ _WEEKDAYS_ES = ["lunes", "martes", "mi[eé]rcoles", "jueves", "viernes", "s[aá]
 
 
 def _hour_pattern(hour: int) -> str:
-    """An hour as a spoken answer gives it: 20:59, 8:59 pm, 20h59, 20 Uhr, 8 in the evening, "20 59"
-    (number words already turned into digits)."""
+    """An hour as a spoken answer gives it: 20:20, 20h20, 20 Uhr, 8:20 pm, 8 in the evening, "8 20 pm"
+    (number words already turned into digits). A 12-hour form needs its am/pm or part of the day, and
+    the wrong one fails: 8:20 is not 20:20, nor is 8:20 am. Minutes are never read as the hour."""
     h12 = hour % 12 or 12
-    after = (
-        r"(?:[:h.]\s?\d\d|\s+\d\d\b|\s*[ap]\.?\s?m\b|\s*o.?clock|\s*uhr"
-        r"|\s+in\s+the\s+(?:morning|afternoon|evening)|\s+at\s+night)"
-    )
-    return rf"\b(?:0?{hour}|{h12}){after}"
+    right, wrong = ("p", "a") if hour >= 12 else ("a", "p")
+    part = "morning" if hour < 12 else "(?:afternoon|evening|night)"
+    start = r"(?<![\d:.])(?<!\d\s)"
+    minutes = r"(?:[:h.]\s?\d\d|\s+\d\d\b)"
+    not_wrong = rf"(?!\s*{wrong}\.?\s?m\b|\s+in\s+the\s+(?!{part}))"
+    clock24 = rf"0?{hour}(?:{minutes}|\s*uhr\b|\s*o.?clock){not_wrong}"
+    clock12 = rf"{h12}{minutes}?(?:\s*o.?clock)?(?:\s*{right}\.?\s?m\b|\s+in\s+the\s+{part}|\s+at\s+night)"
+    return rf"{start}(?:{clock24}|{clock12})"
 
 
 def spoken_placeholders(sandbox: str = "", now: dt.datetime | None = None) -> dict[str, str]:
@@ -382,6 +386,7 @@ def run_spoken(
         "prompt_tokens": proxy.prompt_tokens.get(model, 0),
         "seconds": seconds,
         "answer": (answers[-1] if answers else "")[:300],
+        "turns": len(answers),
         "error": res.get("error"),
         "timed_out": timed_out,
     }
