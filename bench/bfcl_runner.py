@@ -127,7 +127,8 @@ def fig9_bfcl(bench: Any, run_adapter: Any) -> None:
     per_category = getattr(bench.args, "bfcl_per_category", None) or DEFAULT_PER_CATEGORY
     systems = [s for s in bench.systems if s.key in SIDES]
     version, entries = load_sample(per_category)
-    proxy = CountingProxy(bench.llama_url).start()
+    proxy = CountingProxy(bench.llama_url)
+    proxy.start()
     runs: dict[str, list[dict[str, Any]]] = {s.key: [] for s in systems}
     partial = results_dir(bench) / "fig9-partial.json"
     interrupted = ""

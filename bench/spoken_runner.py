@@ -263,7 +263,7 @@ def check_spoken(
         found = numbers_spoken(answer, lang, digits)
         if any(_near(found, float(r), tol) for r in spec.get("reject", [])):
             return False, "rejected value"
-        for moment in moments or [None]:
+        for moment in moments or [None]:  # type: ignore[list-item]
             target = float(fill(str(spec["value"]), spoken_placeholders("", moment)))
             if _near(found, target, tol):
                 return True, ""
@@ -275,7 +275,7 @@ def check_spoken(
         return _verdict(any(v.lower() in low for v in spec["value"]), "wrong value")
     if kind == "regex":
         texts = [answer, digits(answer, lang)]
-        for moment in moments or [None]:
+        for moment in moments or [None]:  # type: ignore[list-item]
             pattern = fill(spec["value"], spoken_placeholders("", moment))
             if any(re.search(pattern, text, re.IGNORECASE) for text in texts):
                 return True, ""

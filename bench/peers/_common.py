@@ -112,7 +112,8 @@ def main(
         if kind == "conversation":  # turns of one conversation, each after the answers before it
             run = build(job, TOOLS[job.get("tools", "none")])
             recorded = getattr(run, "calls", None)  # the tool calls the engine ran, when it records them
-            times, answers, history, calls = [], [], [], []
+            times, answers, calls = [], [], []
+            history: list[tuple[str, str]] = []
             for prompt in job["prompts"]:
                 t0, before = time.perf_counter(), len(recorded or [])
                 kwargs: dict[str, Any] = {"history": list(history)} if history else {}

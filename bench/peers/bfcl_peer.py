@@ -100,11 +100,14 @@ def run_bare(job: dict[str, Any]) -> Answered:
     message = reply.choices[0].message
     calls = []
     for call in message.tool_calls or []:
+        function = getattr(call, "function", None)  # a function call (llama-server sends no other kind)
+        if function is None:
+            continue
         try:
-            arguments: Any = json.loads(call.function.arguments or "{}")
+            arguments: Any = json.loads(function.arguments or "{}")
         except ValueError:
-            arguments = call.function.arguments  # scored as not a call BFCL can read
-        calls.append({"name": call.function.name, "arguments": arguments})
+            arguments = function.arguments  # scored as not a call BFCL can read
+        calls.append({"name": function.name, "arguments": arguments})
     return calls, message.content or "", seconds
 
 
