@@ -725,8 +725,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--llama-url",
         default=None,
-        help="a running llama-server /v1 base: exact token counts (fig 3) and the model (figs 5, 8); "
-        "default: figs 5 and 8 start one with `ovos-agentic-loop server start`; 'scripted' runs them "
+        help="a running llama-server /v1 base: exact token counts (fig 3) and the model (figs 5, 8, 9); "
+        "default: figs 5, 8 and 9 start one with `ovos-agentic-loop server start`; 'scripted' runs them "
         "against the scripted server (tests the runner, not the model)",
     )
     p.add_argument(

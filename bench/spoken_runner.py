@@ -10,9 +10,10 @@ shell with its allowed commands), rooted in a fresh sandbox holding the files th
 It runs through figure 5's loop (``tasks_runner.fig5_tasks`` with :data:`SPOKEN`): the same systems,
 counting proxy, halves, time budget and tables. ``python3 bench/run.py --figures 5 --suite spoken``.
 
-Checks are pure functions of the answers and of the tool calls the engine ran (the adapters record
-them): a number check reads digits and number words (``ovos-number-parser``'s ``numbers_to_digits``,
-in the user's language, plus the decimal comma of that language), fails on any ``reject`` value (the
+Checks are functions of the answers and of the tool calls the engine ran (the adapters record
+them), nothing else: a number check reads digits and number words (``ovos-number-parser``'s
+``numbers_to_digits``, in the user's language, plus the decimal comma of that language), fails on
+any ``reject`` value (the
 wrong direction or sign of a conversion), a language check fails an answer with more English than
 target-language stopwords, ``no_tools`` fails a call into a listed toolbox, and any answer that speaks
 protocol (a tool call written out as markup or JSON) fails whatever its value.
