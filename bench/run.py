@@ -4,6 +4,8 @@
     python3 bench/run.py                 # figures 1,2,3,4,6 (scripted server, a few minutes)
     python3 bench/run.py --figures 5     # the real-model task suite (needs llama-server)
     python3 bench/run.py --figures 8     # each loop, ours vs upstream's, on 8 tasks (real model)
+    python3 bench/run.py --figures 5 --suite spoken   # spoken questions, local-assistant tools (5s)
+    python3 bench/run.py --figures 9     # a BFCL sample: the bare model vs the loops (real model)
     python3 bench/run.py --all           # everything
 
 Each framework runs in its own venv (``bench/.venvs/<name>``, built on first use)
@@ -659,7 +661,7 @@ def write_report(bench: Bench, figures: list[int]) -> None:
         "Versions: " + ", ".join(f"{BY_KEY[k].label} {v}" for k, v in vers.items()),
         "",
     ]
-    suffix = "" if figures != [5] else "-tasks"
+    suffix = "" if figures != [5] else "-spoken" if getattr(bench.args, "suite", "") == "spoken" else "-tasks"
     md_path = out_dir / f"latest{suffix}.md"
     # Figures not run this time keep their earlier tables (each says when it was measured).
     sections = _sections(md_path.read_text()) if md_path.exists() else {}
@@ -679,12 +681,12 @@ def write_report(bench: Bench, figures: list[int]) -> None:
         old = json.loads(json_path.read_text())
         payload = {**{k: v for k, v in old.items() if k.startswith("fig")}, **payload}
     json_path.write_text(json.dumps(payload, indent=1))
-    if set(figures) & CHARTED:
+    if set(figures) & CHARTED and suffix != "-spoken":  # the chart draws figure 5 of the typed suite
         draw_chart(out_dir)
     log(f"wrote {md_path}")
 
 
-CHARTED = {1, 2, 3, 4, 5, 6}  # figure 8 is a table only
+CHARTED = {1, 2, 3, 4, 5, 6}  # figures 8 and 9 are tables only
 
 
 def draw_chart(out_dir: Path) -> None:
@@ -707,7 +709,9 @@ def main(argv: list[str] | None = None) -> int:
         "--figures", default="1,2,3,4,6", help="comma-separated figure numbers (default 1,2,3,4,6)"
     )
     p.add_argument(
-        "--all", action="store_true", help="figures 1-6, including 5 (the real model); 8 runs on its own"
+        "--all",
+        action="store_true",
+        help="figures 1-6, including 5 (the real model); 8 and 9 run on their own",
     )
     p.add_argument("--systems", default=",".join(BY_KEY), help=f"subset of: {', '.join(BY_KEY)}")
     p.add_argument("--repeats", type=int, default=5, help="interleaved rounds for figure 1 (default 5)")
@@ -721,8 +725,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--llama-url",
         default=None,
-        help="a running llama-server /v1 base: exact token counts (fig 3) and the model (figs 5, 8); "
-        "default: figs 5 and 8 start one with `ovos-agentic-loop server start`; 'scripted' runs them "
+        help="a running llama-server /v1 base: exact token counts (fig 3) and the model (figs 5, 8, 9); "
+        "default: figs 5, 8 and 9 start one with `ovos-agentic-loop server start`; 'scripted' runs them "
         "against the scripted server (tests the runner, not the model)",
     )
     p.add_argument(
@@ -730,6 +734,19 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="figures 5 and 8: comma-separated task ids, categories, 'tune', 'held-out' or "
         "'held-out-first' (one task a category); default: all for figure 5, held-out-first for 8",
+    )
+    p.add_argument(
+        "--suite",
+        choices=["typed", "spoken"],
+        default="typed",
+        help="figure 5: the typed task suite (bench/tasks/tasks.json, default) or the spoken questions "
+        "with the local-assistant tool set (bench/tasks/spoken.json; reported as figure 5s)",
+    )
+    p.add_argument(
+        "--bfcl-per-category",
+        type=int,
+        default=5,
+        help="figure 9: BFCL entries per category, the first N of each (default 5)",
     )
     p.add_argument(
         "--loops",
@@ -774,6 +791,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in args.systems if s not in BY_KEY]
     if unknown:
         p.error(f"unknown systems {unknown}; choose from {', '.join(BY_KEY)}")
+    if args.bfcl_per_category < 1:
+        p.error("--bfcl-per-category must be at least 1")
     if 8 in figures:
         from loops_runner import parse_loops
 
@@ -782,11 +801,12 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:
             p.error(str(exc))
 
-    # The task figures (5, 8) run only the OVOS engines: no peer venv to build for them alone.
+    # The task figures (5, 8) run only the OVOS engines: no peer venv to build for them alone;
+    # figure 9 adds the floor's venv (the bare model's raw client) and bfcl-eval's.
     needed = [BY_KEY[k] for k in args.systems]
-    if set(figures) <= {5, 8}:
-        needed = [s for s in needed if s.ovos]
-    for name in sorted({s.venv for s in needed}):
+    if set(figures) <= {5, 8, 9}:
+        needed = [s for s in needed if s.ovos or (9 in figures and s.key == "floor")]
+    for name in sorted({s.venv for s in needed} | ({"bfcl"} if 9 in figures else set())):
         venvs.ensure(name, log=log)
     # SIGINT or SIGTERM (also when started in the background, where SIGINT is ignored) stops the
     # task suite after what finished; the report is still written.
@@ -796,12 +816,12 @@ def main(argv: list[str] | None = None) -> int:
     # The timing figures run first, before any llama-server exists. When figure 5 or 8 starts one,
     # the other and figure 3 run after it on the same server (exact token counts), and the server
     # is stopped at the end; results are reported by figure number whatever the order.
-    order = [f for f in figures if f not in (3, 5, 8)] + [f for f in (5, 8, 3) if f in figures]
+    order = [f for f in figures if f not in (3, 5, 8, 9)] + [f for f in (5, 8, 9, 3) if f in figures]
     started = False
     try:
         for fig in order:
             t0 = time.perf_counter()
-            if fig in (5, 8):
+            if fig in (5, 8, 9):
                 from tasks_runner import ensure_llama, fig5_tasks
 
                 if bench.llama_url is None:
@@ -809,11 +829,20 @@ def main(argv: list[str] | None = None) -> int:
                     if not args.llama_url and started:
                         args.llama_url = bench.llama_url  # figure 3 counts tokens with it
                 if fig == 5:
-                    fig5_tasks(bench, run_adapter)
-                else:
+                    if args.suite == "spoken":
+                        from spoken_runner import SPOKEN
+
+                        fig5_tasks(bench, run_adapter, SPOKEN)
+                    else:
+                        fig5_tasks(bench, run_adapter)
+                elif fig == 8:
                     from loops_runner import fig8_loops
 
                     fig8_loops(bench, run_adapter)
+                else:
+                    from bfcl_runner import fig9_bfcl
+
+                    fig9_bfcl(bench, run_adapter)
             else:
                 {
                     1: bench.fig1_overhead,

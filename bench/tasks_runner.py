@@ -23,6 +23,8 @@ import tempfile
 import time
 import urllib.request
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -43,7 +45,13 @@ SAMPLE = "held-out-first"
 def load_tasks(selection: str | None = None) -> list[dict[str, Any]]:
     """The suite, each task with its ``half``; ``selection``: ids, categories, ``tune``, ``held-out``,
     ``held-out-first``."""
-    tasks = json.loads((TASKS_DIR / "tasks.json").read_text())["tasks"]
+    return load_suite(TASKS_DIR / "tasks.json", selection)
+
+
+def load_suite(path: Path, selection: str | None = None) -> list[dict[str, Any]]:
+    """The tasks of a suite file (``{"tasks": [...]}``), each with its ``half``, picked by ``selection``
+    as in :func:`load_tasks`. One rule for every suite, so the halves mean the same everywhere."""
+    tasks = json.loads(path.read_text())["tasks"]
     seen: dict[str, int] = {}
     first_held_out: dict[str, str] = {}  # category -> task id
     for task in tasks:
@@ -230,6 +238,35 @@ def stop_llama() -> None:
 # --- the figure ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Suite:
+    """A question suite figure 5 can run: how its tasks are picked and run, and how it is reported.
+
+    The loop over systems and tasks, the proxy, the time budget, Ctrl-C and the tables are the same
+    for every suite; only these differ (the typed suite, ``TYPED``, and the spoken one in
+    ``spoken_runner``)."""
+
+    key: str  # results key and partial-file name: "fig5", "fig5s"
+    figure: str  # the number in the tables' titles: "5", "5s"
+    title: str
+    load: Callable[[str | None], list[dict[str, Any]]]
+    run: Callable[..., dict[str, Any]]  # run(system, task, proxy, run_adapter) -> result
+    about: Callable[[int], str]  # the first note under the table, given the number of tasks
+    group: Callable[[dict[str, Any]], tuple[str, ...]] = lambda task: tuple(task["toolboxes"])
+
+
+def _typed_about(n_tasks: int) -> str:
+    return (
+        f"{n_tasks} tasks from bench/tasks/tasks.json, one run each, every system on the same "
+        "llama-server, system by system and tasks grouped by toolboxes (so each keeps its prompt in "
+        "the server's cache); each task "
+        "a new process and a fresh sandbox; model calls counted by a proxy; "
+        "max_iterations 10, max_tokens 512, temperature 0.2; engines otherwise as shipped "
+        "(ours: ovos-react-loop, mode auto, brain ovos-openai-brain; upstream: its two engines "
+        "with ovos-chat-openai-plugin). Both get the same toolboxes per task."
+    )
+
+
 def results_dir(bench: Any) -> Path:
     """Where the report (and progress while a figure runs) goes: ``--results-dir``, else bench/results."""
     path = Path(getattr(bench.args, "results_dir", None) or Path(__file__).resolve().parent / "results")
@@ -237,19 +274,21 @@ def results_dir(bench: Any) -> Path:
     return path
 
 
-def fig5_tasks(bench: Any, run_adapter: Any) -> None:
-    """Run the suite; ``run_adapter`` is the orchestrator's (``run.run_adapter``)."""
+def fig5_tasks(bench: Any, run_adapter: Any, suite: Suite | None = None) -> None:
+    """Run the suite (the typed one unless ``suite`` says otherwise); ``run_adapter`` is the
+    orchestrator's (``run.run_adapter``)."""
+    suite = suite or TYPED
     systems = [s for s in bench.systems if s.ovos]
     # Grouped by toolboxes (stable): consecutive tasks then share the system prompt and tool list,
     # which llama-server keeps in its prompt cache, for every system alike.
-    tasks = sorted(load_tasks(bench.args.tasks), key=lambda t: tuple(t["toolboxes"]))
+    tasks = sorted(suite.load(bench.args.tasks), key=suite.group)
     started = False
     llama_url = getattr(bench, "llama_url", None)
     if llama_url is None:
         llama_url, started = ensure_llama(bench)
     proxy = CountingProxy(llama_url).start()
     runs: dict[str, list[dict[str, Any]]] = {s.key: [] for s in systems}
-    partial = results_dir(bench) / "fig5-partial.json"
+    partial = results_dir(bench) / f"{suite.key}-partial.json"
     budget = getattr(bench.args, "fig5_minutes", None)
     t_start = time.monotonic()
     skipped: list[str] = []
@@ -268,21 +307,21 @@ def fig5_tasks(bench: Any, run_adapter: Any) -> None:
                 if elapsed + per_system > budget * 60:
                     skipped.append(system.key)
                     print(
-                        f"[fig 5] {system.key} skipped: ~{per_system / 60:.0f} more minutes would pass "
-                        f"the {budget} min budget",
+                        f"[fig {suite.figure}] {system.key} skipped: ~{per_system / 60:.0f} more minutes "
+                        f"would pass the {budget} min budget",
                         flush=True,
                     )
                     continue
             for n, task in enumerate(tasks, 1):
                 try:
-                    result = run_task(system, task, proxy, run_adapter)
+                    result = suite.run(system, task, proxy, run_adapter)
                 except KeyboardInterrupt:  # Ctrl-C / SIGINT: report what finished instead of nothing
                     interrupted = f"{system.key} after {n - 1}/{len(tasks)} tasks"
-                    print(f"[fig 5] interrupted: {interrupted}", flush=True)
+                    print(f"[fig {suite.figure}] interrupted: {interrupted}", flush=True)
                     break
                 runs[system.key].append(result)
                 print(
-                    f"[fig 5] {system.key} {n}/{len(tasks)} {task['id']}: "
+                    f"[fig {suite.figure}] {system.key} {n}/{len(tasks)} {task['id']}: "
                     f"{'PASS' if result['ok'] else 'fail'} "
                     f"{result['calls']} calls {result['seconds']:.1f}s  {result['answer'][:70]!r}",
                     flush=True,
@@ -294,7 +333,7 @@ def fig5_tasks(bench: Any, run_adapter: Any) -> None:
         proxy.stop()
         if started:
             stop_llama()
-    _report(bench, [s for s in systems if s.key not in skipped], tasks, runs, skipped, interrupted)
+    _report(bench, suite, [s for s in systems if s.key not in skipped], tasks, runs, skipped, interrupted)
     partial.unlink(missing_ok=True)
 
 
@@ -360,6 +399,7 @@ def run_task(
 
 def _report(
     bench: Any,
+    suite: Suite,
     systems: list[Any],
     tasks: list[dict[str, Any]],
     runs: dict[str, list[dict]],
@@ -394,9 +434,9 @@ def _report(
                 f"{s['prompt_tokens_per_task']:.0f}",
             ]
         )
-    bench.results["fig5"] = summary
+    bench.results[suite.key] = summary
     bench.table(
-        "Figure 5 - task success with the real model (Qwen2.5-Coder-1.5B Q4_K_M on llama-server)",
+        f"Figure {suite.figure} - {suite.title}",
         [
             "system",
             "success",
@@ -408,13 +448,7 @@ def _report(
         ],
         rows,
         [
-            f"{len(tasks)} tasks from bench/tasks/tasks.json, one run each, every system on the same "
-            "llama-server, system by system and tasks grouped by toolboxes (so each keeps its prompt in "
-            "the server's cache); each task "
-            "a new process and a fresh sandbox; model calls counted by a proxy; "
-            "max_iterations 10, max_tokens 512, temperature 0.2; engines otherwise as shipped "
-            "(ours: ovos-react-loop, mode auto, brain ovos-openai-brain; upstream: its two engines "
-            "with ovos-chat-openai-plugin). Both get the same toolboxes per task.",
+            suite.about(len(tasks)),
             "Server: "
             + "; ".join(f"{k}: {v}" for k, v in (getattr(bench, "llama_info", None) or {}).items()),
             *([f"Not run (time budget): {', '.join(skipped)}."] if skipped else []),
@@ -433,7 +467,9 @@ def _report(
             r = [x for x in runs[system.key] if x["category"] == cat]
             row.append(f"{sum(x['ok'] for x in r)}/{len(r)}" if r else "")
         cat_rows.append(row)
-    bench.table("Figure 5b - solved per category", ["category", *[s.label for s in systems]], cat_rows)
+    bench.table(
+        f"Figure {suite.figure}b - solved per category", ["category", *[s.label for s in systems]], cat_rows
+    )
     half_rows = []
     for half in HALVES:
         for system in systems:
@@ -449,7 +485,7 @@ def _report(
                     ]
                 )
     bench.table(
-        "Figure 5c - by half (tune / held-out, see bench/README.md)",
+        f"Figure {suite.figure}c - by half (tune / held-out, see bench/README.md)",
         ["half", "system", "solved", "LLM calls / task", "s / task (mean)"],
         half_rows,
     )
@@ -457,7 +493,22 @@ def _report(
     for system in systems:
         bad = [x for x in runs[system.key] if not x["ok"]]
         if bad:
-            fails.append(f"- {system.label} failed: " + ", ".join(x["task"] for x in bad))
+            fails.append(f"- {system.label} failed: " + ", ".join(_failure(x) for x in bad))
     if fails:
         bench.tables[-1] += "\n\n" + "\n".join(fails)
         print("\n".join(fails))
+
+
+def _failure(run: dict[str, Any]) -> str:
+    """A failed task by id, with the checker's reason where the suite gives one."""
+    return f"{run['task']} ({run['why']})" if run.get("why") else run["task"]
+
+
+TYPED = Suite(
+    key="fig5",
+    figure="5",
+    title="task success with the real model (Qwen2.5-Coder-1.5B Q4_K_M on llama-server)",
+    load=load_tasks,
+    run=run_task,
+    about=_typed_about,
+)

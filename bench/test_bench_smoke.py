@@ -12,6 +12,7 @@ import datetime as dt
 import http.client
 import json
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -25,8 +26,18 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import venvs
+from bfcl_runner import CATEGORIES as BFCL_CATEGORIES
 from loops_runner import LOOPS, LoopSystem, parse_loops, verdict
+from peers.bfcl_peer import openai_tools, tool_name
 from scripted_server import CountingProxy, Script, ScriptedServer
+from spoken_runner import (
+    CHECK_TYPES,
+    check_spoken,
+    load_spoken,
+    make_spoken_sandbox,
+    persona_job,
+    spoken_placeholders,
+)
 from tasks_runner import TASKS_DIR, check, fill, load_tasks, numbers_in, placeholders, run_task
 
 BENCH = Path(__file__).resolve().parent
@@ -316,3 +327,339 @@ def test_figure_8_runs_end_to_end_on_the_scripted_server(tmp_path: Path) -> None
     report = (tmp_path / "latest.md").read_text()
     assert "Figure 8 - each loop" in report and "Figure 8b - per task" in report
     assert not (tmp_path / "chart.png").exists()  # figure 8 is a table: no chart to redraw
+
+
+# --- figure 5s: the spoken suite -------------------------------------------------------------
+
+SPOKEN_CATEGORIES = {
+    "arithmetic",
+    "units",
+    "dates",
+    "timezones",
+    "files",
+    "command",
+    "followup",
+    "language",
+    "knowledge",
+    "chitchat",
+}
+
+
+def _spoken(tid: str) -> dict[str, Any]:
+    return next(t for t in load_spoken() if t["id"] == tid)
+
+
+def _no_calls(task: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    return [[] for _ in task["turns"]]
+
+
+def test_spoken_suite_is_well_formed() -> None:
+    tasks = load_spoken()
+    assert len(tasks) >= 48
+    assert len({t["id"] for t in tasks}) == len(tasks)
+    assert {t["category"] for t in tasks} == SPOKEN_CATEGORIES
+    values = spoken_placeholders("/sandbox")
+    for task in tasks:
+        assert task["check"]["type"] in CHECK_TYPES, task["id"]
+        for turn in task["turns"]:  # as speech-to-text writes it: lowercase, no digits or punctuation
+            assert turn == turn.lower() and not re.search(r"[\d.,!?;:]", turn), (task["id"], turn)
+        spec = task["check"]
+        for text in (str(spec.get("value")), *task["turns"]):
+            assert not re.findall(r"\{([a-z_0-9]+)\}", fill(text, values)), task["id"]
+        if spec["type"] == "regex":
+            re.compile(fill(spec["value"], values))
+        if spec["type"] == "number":
+            float(fill(str(spec["value"]), values))
+    by_category: dict[str, list[dict[str, Any]]] = {}
+    for task in tasks:
+        by_category.setdefault(task["category"], []).append(task)
+    assert all(len(t["turns"]) == 2 for t in by_category["followup"])
+    assert {t["lang"].split("-")[0] for t in by_category["language"]} == {"pt", "es", "de"}
+    assert all(t.get("no_tools") for t in by_category["knowledge"] + by_category["chitchat"])
+    assert all(t.get("files") for t in by_category["files"])
+
+
+def test_spoken_halves_follow_the_typed_rule() -> None:
+    tasks = load_spoken()
+    for category in SPOKEN_CATEGORIES:
+        halves = [t["half"] for t in tasks if t["category"] == category]
+        assert halves == [("tune", "held-out")[i % 2] for i in range(len(halves))], category
+        assert {"tune", "held-out"} <= set(halves), category
+    held_out = load_spoken("held-out")
+    assert {t["half"] for t in held_out} == {"held-out"}
+    assert len(held_out) + len(load_spoken("tune")) == len(tasks)
+
+
+def test_spoken_persona_is_local_assistant(tmp_path: Path) -> None:
+    job = persona_job(str(tmp_path))
+    assert job["toolboxes"] == [
+        "ovos-filesystem-tools",
+        "ovos-shell-tools",
+        "ovos-clock-tools",
+        "ovos-math-tools",
+    ]
+    extra = job["engine_extra"]
+    assert extra["ovos-filesystem-tools"] == {"root_path": str(tmp_path), "allow_write": False}
+    assert extra["ovos-shell-tools"]["root_path"] == str(tmp_path)
+    assert "whoami" in extra["ovos-shell-tools"]["allowed_commands"]
+    assert extra["system_prompt"].startswith("You are a helpful")
+    assert "engine" not in job  # each system keeps its own engine (upstream's native one too)
+
+
+def _plain_digits(text: str, lang: str) -> str:
+    return text  # a parser that reads no words: the digit paths on their own
+
+
+def test_spoken_number_checks_take_digits_and_never_a_wrong_value() -> None:
+    task = _spoken("ar-percent")
+    calls = _no_calls(task)
+    assert check_spoken(task, ["Fifteen percent of 2,350 is 352.5."], calls, digits=_plain_digits) == (
+        True,
+        "",
+    )
+    assert check_spoken(task, ["It is 352."], calls, digits=_plain_digits) == (False, "wrong value")
+    minus = _spoken("un-neg-c-f")
+    assert check_spoken(minus, ["-5 °C is 23 °F."], _no_calls(minus), digits=_plain_digits)[0]
+    # the sign dropped: 5 °C is 41 °F, rejected even when the right value is there too
+    assert check_spoken(minus, ["5 °C is 41 °F (or 23)."], _no_calls(minus), digits=_plain_digits) == (
+        False,
+        "rejected value",
+    )
+    direction = _spoken("un-kg-lb")
+    assert not check_spoken(direction, ["10 pounds is 4.54 kg."], _no_calls(direction), digits=_plain_digits)[
+        0
+    ]
+    spanish = _spoken("es-multiply")  # the decimal comma and thousands point of the language
+    assert check_spoken(spanish, ["El resultado es 1.000."], _no_calls(spanish), digits=_plain_digits)[0]
+
+
+def test_spoken_number_words_through_ovos_number_parser() -> None:
+    pytest.importorskip("ovos_number_parser")
+    task = _spoken("ar-percent")
+    calls = _no_calls(task)
+    assert check_spoken(task, ["It is three hundred and fifty two point five."], calls)[0]
+    # a spelled-out number mangled (issue 21, class 1) is not the value
+    assert not check_spoken(task, ["It is thirty-five twenty-five."], calls)[0]
+    german = _spoken("de-plus-percent")
+    assert check_spoken(german, ["Das sind zweihundertachtunddreißig Euro."], _no_calls(german))[0]
+    portuguese = _spoken("pt-percent")
+    assert check_spoken(portuguese, ["Vinte por cento de trezentos e quarenta é sessenta e oito."], [[]])[0]
+
+
+def test_spoken_language_tools_and_protocol_checks() -> None:
+    portuguese = _spoken("pt-percent")
+    assert check_spoken(portuguese, ["The answer is 68."], [[]], digits=_plain_digits) == (
+        False,
+        "not in pt-PT",
+    )
+    assert check_spoken(portuguese, ["68"], [[]], digits=_plain_digits)[0]  # a bare number passes
+    capital = _spoken("kn-capital")
+    grep = {"toolbox": "ovos-filesystem-tools", "tool": "search_in_files", "arguments": {}}
+    clock = {"toolbox": "ovos-clock-tools", "tool": "now", "arguments": {}}
+    answer = ["The capital of Australia is Canberra."]
+    assert check_spoken(capital, answer, [[]], digits=_plain_digits) == (True, "")
+    assert check_spoken(capital, answer, [[grep]], digits=_plain_digits) == (
+        False,
+        "tool called: search_in_files",
+    )
+    assert check_spoken(capital, answer, [[clock]], digits=_plain_digits)[
+        0
+    ]  # only file/shell tools are wrong
+    joke = _spoken("cc-joke")
+    funny = ["Why did the chicken cross the road? To get to the other side."]
+    assert check_spoken(joke, funny, [[]], digits=_plain_digits)[0]
+    assert not check_spoken(joke, funny, [[clock]], digits=_plain_digits)[0]  # chit-chat: no tool at all
+    with pytest.raises(ValueError, match="recorded no tool calls"):
+        check_spoken(joke, funny, None, digits=_plain_digits)
+    spoken_call = ['<tools> <function name="evaluate_expression"> <arguments> 2+2']
+    assert check_spoken(joke, spoken_call, [[]], digits=_plain_digits) == (False, "protocol spoken")
+    assert check_spoken(joke, ['{"name": "now", "arguments": {}}'], [[]], digits=_plain_digits)[1] == (
+        "protocol spoken"
+    )
+
+
+def test_spoken_time_and_date_checks() -> None:
+    moment = dt.datetime(2026, 12, 1, 11, 20, tzinfo=dt.timezone.utc)  # 20:20 in Tokyo, 06:20 in New York
+    tokyo = _spoken("tz-tokyo")
+    for good in ("It is 20:20 in Tokyo.", "It is 8:20 PM in Tokyo.", "It's 20h20."):
+        assert check_spoken(tokyo, [good], [[]], [moment], digits=_plain_digits)[0], good
+    for bad in ("It is 11:20 in Tokyo.", "It is 9:20 PM.", "It is 8:20.", "It is 8:20 AM.", "nine 20 pm"):
+        assert not check_spoken(tokyo, [bad], [[]], [moment], digits=_plain_digits)[0], bad
+    london = _spoken("tz-london-to-ny")  # 9 in London is 4 in New York (both on winter time)
+    assert check_spoken(london, ["It is 4 AM in New York."], [[]], [moment], digits=_plain_digits)[0]
+    assert not check_spoken(london, ["It is 9 AM in New York."], [[]], [moment], digits=_plain_digits)[0]
+    christmas = _spoken("dt-christmas")
+    assert check_spoken(christmas, ["24 days."], [[]], [moment], digits=_plain_digits)[0]
+    assert not check_spoken(christmas, ["25 days."], [[]], [moment], digits=_plain_digits)[0]
+    today = _spoken("dt-today")
+    for good in ("Today is December 1st, 2026.", "It is 2026-12-01.", "the 1st of December"):
+        assert check_spoken(today, [good], [[]], [moment], digits=_plain_digits)[0], good
+    assert not check_spoken(today, ["Today is December 2nd."], [[]], [moment], digits=_plain_digits)[0]
+    weekday = _spoken("es-weekday")
+    assert check_spoken(weekday, ["Hoy es martes."], [[]], [moment], digits=_plain_digits)[0]
+    assert not check_spoken(weekday, ["Hoy es lunes."], [[]], [moment], digits=_plain_digits)[0]
+
+
+def test_spoken_sandbox_holds_the_task_files() -> None:
+    root = Path(make_spoken_sandbox(_spoken("fs-count-files")))
+    try:
+        assert sorted(p.name for p in (root / "photos").iterdir())[:2] == ["beach.jpg", "bike.jpg"]
+        assert len(list((root / "photos").iterdir())) == 7
+    finally:
+        shutil.rmtree(root)
+
+
+@pytest.mark.skipif(
+    not venvs.python_of("ours").exists(), reason="needs the ours venv: python3 bench/venvs.py ours"
+)
+def test_figure_5_typed_and_spoken_run_end_to_end_on_the_scripted_server(tmp_path: Path) -> None:
+    """The typed suite as before (its own report), and the spoken suite as 5s, without a model."""
+    base = [sys.executable, str(BENCH / "run.py"), "--figures", "5", "--systems", "ours"]
+    base += ["--llama-url", "scripted", "--results-dir", str(tmp_path)]
+    typed = subprocess.run([*base, "--tasks", "fs-budget"], capture_output=True, text=True)
+    assert typed.returncode == 0, typed.stderr[-3000:]
+    fig5 = json.loads((tmp_path / "latest-tasks.json").read_text())["fig5"]["ours"]
+    assert fig5["solved"] == 1  # the scripted answer names the budget
+    assert "### Figure 5 - task success" in (tmp_path / "latest-tasks.md").read_text()
+    spoken = subprocess.run(
+        [*base, "--suite", "spoken", "--tasks", "kn-capital,fu-divide-that"], capture_output=True, text=True
+    )
+    assert spoken.returncode == 0, spoken.stderr[-3000:]
+    runs = {
+        r["task"]: r
+        for r in json.loads((tmp_path / "latest-spoken.json").read_text())["fig5s"]["ours"]["runs"]
+    }
+    # the scripted model calls the first tool offered: a file tool for a knowledge question
+    assert runs["kn-capital"]["why"].startswith("tool called") and runs["kn-capital"]["tool_calls"]
+    assert runs["fu-divide-that"]["turns"] == 2 and runs["fu-divide-that"]["calls"] >= 3
+    assert runs["fu-divide-that"]["why"] == "wrong value"
+    report = (tmp_path / "latest-spoken.md").read_text()
+    assert "### Figure 5s - spoken questions" in report and "Figure 5sc - by half" in report
+    assert "Figure 5 -" not in report
+
+
+# --- figure 9: BFCL --------------------------------------------------------------------------
+
+_needs_bfcl = pytest.mark.skipif(
+    not venvs.python_of("bfcl").exists(), reason="needs the bfcl venv: python3 bench/venvs.py bfcl"
+)
+
+
+def test_bfcl_function_docs_become_json_schema_tools() -> None:
+    functions = [
+        {
+            "name": "math.hypot",
+            "description": "Hypotenuse.",
+            "parameters": {
+                "type": "dict",
+                "properties": {
+                    "x": {"type": "float", "description": "x"},
+                    "pair": {"type": "tuple", "items": {"type": "integer"}},
+                    "extra": {"type": "dict", "properties": {"v": {"type": "any"}}, "optional": True},
+                },
+                "required": ["x"],
+            },
+        }
+    ]
+    [tool] = openai_tools(functions)
+    assert tool["function"]["name"] == "math_hypot" and tool_name("a.b.c") == "a_b_c"
+    params = tool["function"]["parameters"]
+    assert params["type"] == "object" and params["required"] == ["x"]
+    assert params["properties"]["x"] == {"type": "number", "description": "x"}
+    assert params["properties"]["pair"] == {"type": "array", "items": {"type": "integer"}}
+    assert params["properties"]["extra"] == {"type": "object", "properties": {"v": {}}}
+
+
+def _bfcl_data(*args: str, payload: Any = None) -> Any:
+    out = subprocess.run(
+        [str(venvs.python_of("bfcl")), str(BENCH / "bfcl_data.py"), *args],
+        input=None if payload is None else json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)
+
+
+@_needs_bfcl
+def test_bfcl_sample_is_the_first_entries_and_bfcl_scores_them() -> None:
+    entries = _bfcl_data("sample", "2")["entries"]
+    assert [e["category"] for e in entries] == [c for c in BFCL_CATEGORIES for _ in range(2)]
+    assert [e["id"] for e in entries][:2] == ["simple_python_0", "simple_python_1"]
+    assert all(e["ground_truth"] is None for e in entries if "irrelevance" in e["category"])
+    right = {"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}
+    runs = [
+        {"id": "simple_python_0", "calls": [right]},
+        {"id": "simple_python_0", "calls": [{**right, "arguments": {"base": 5, "height": 10}}]},
+        {"id": "simple_python_0", "calls": [right, right]},  # a repeated call: two answers, not one
+        {"id": "simple_python_1", "calls": [{"name": "math_factorial", "arguments": {"number": 5}}]},
+        {"id": "simple_python_1", "calls": []},
+        {"id": "irrelevance_0", "calls": []},
+        {"id": "irrelevance_0", "calls": [{"name": "determine_body_mass_index", "arguments": {}}]},
+    ]
+    verdicts = _bfcl_data("score", payload={"entries": entries, "runs": runs})
+    assert [v["valid"] for v in verdicts] == [True, False, False, True, False, True, False]
+
+
+@pytest.mark.skipif(
+    not (venvs.python_of("ours").exists() and venvs.python_of("floor").exists()),
+    reason="needs the ours and floor venvs: python3 bench/venvs.py ours floor",
+)
+@pytest.mark.parametrize(("side", "venv"), [("bare", "floor"), ("ours", "ours")])
+def test_bfcl_adapter_offers_the_functions_and_records_the_calls(
+    server: ScriptedServer, side: str, venv: str
+) -> None:
+    model = f"bfcl-{side}"
+    script = server.add(
+        model, Script(steps=1, arguments={"base": 10, "height": 5}, final="Area 25.", record=True)
+    )
+    entry = {
+        "question": [[{"role": "user", "content": "Area of a triangle, base 10, height 5?"}]],
+        "function": [
+            {
+                "name": "geometry.triangle_area",
+                "description": "Area of a triangle.",
+                "parameters": {
+                    "type": "dict",
+                    "properties": {"base": {"type": "integer"}, "height": {"type": "float"}},
+                    "required": ["base", "height"],
+                },
+            }
+        ],
+    }
+    job = {"side": side, "base_url": server.base_url, "model": model, "entry": entry, "max_iterations": 4}
+    out = subprocess.run(
+        [str(venvs.python_of(venv)), str(BENCH / "peers" / "bfcl_peer.py"), json.dumps(job)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    line = next(x for x in out.stdout.splitlines() if x.startswith("BENCH_RESULT "))
+    result = json.loads(line.split(" ", 1)[1])
+    assert result["ok"], result
+    assert result["calls"] == [{"name": "geometry_triangle_area", "arguments": {"base": 10, "height": 5}}]
+    [tool] = [t for t in script.bodies[0]["tools"] if t["function"]["name"] == "geometry_triangle_area"]
+    props = tool["function"]["parameters"]["properties"]
+    assert props["base"]["type"] == "integer" and props["height"]["type"] == "number"
+    assert script.requests == (1 if side == "bare" else 2)
+
+
+@_needs_bfcl
+@pytest.mark.skipif(
+    not (venvs.python_of("ours").exists() and venvs.python_of("floor").exists()),
+    reason="needs the ours and floor venvs: python3 bench/venvs.py ours floor",
+)
+def test_figure_9_runs_end_to_end_on_the_scripted_server(tmp_path: Path) -> None:
+    cmd = [sys.executable, str(BENCH / "run.py"), "--figures", "9", "--systems", "floor,ours"]
+    cmd += ["--llama-url", "scripted", "--bfcl-per-category", "1", "--results-dir", str(tmp_path)]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    fig9 = json.loads((tmp_path / "latest.json").read_text())["fig9"]
+    assert fig9["per_category"] == 1 and set(fig9["systems"]) == {"floor", "ours"}
+    bare, ours = fig9["systems"]["floor"], fig9["systems"]["ours"]
+    assert len(bare["runs"]) == len(ours["runs"]) == len(BFCL_CATEGORIES)
+    assert bare["requests_per_entry"] == 1 and ours["requests_per_entry"] >= 2
+    # the scripted model calls the first function with no arguments: wrong everywhere, and a call
+    assert all(not r["valid"] and r["calls"] for r in bare["runs"] + ours["runs"])
+    report = (tmp_path / "latest.md").read_text()
+    assert "### Figure 9 - BFCL sample" in report and "model requests / entry" in report

@@ -30,7 +30,11 @@ REQUIREMENTS = {
     "smolagents": "requirements-smolagents.txt",
     "openai-agents": "requirements-openai-agents.txt",
     "pydantic-ai": "requirements-pydantic-ai.txt",
+    "bfcl": "requirements-bfcl.txt",
 }
+# Installed without their dependencies: bfcl-eval pulls every provider's SDK, vllm-sized extras and
+# sentence-transformers, none of which its data and AST checker (all figure 9 uses) import.
+NO_DEPS = {"bfcl"}
 
 
 def _inputs_hash(name: str) -> str:
@@ -58,6 +62,8 @@ def ensure(name: str, *, log=print) -> Path:
     venv.EnvBuilder(clear=True, with_pip=True, symlinks=True).create(target)
     env = dict(os.environ, BENCH_REPO=str(REPO_DIR), PIP_DISABLE_PIP_VERSION_CHECK="1")
     cmd = [str(python_of(name)), "-m", "pip", "install", "-q", "-r", str(BENCH_DIR / REQUIREMENTS[name])]
+    if name in NO_DEPS:
+        cmd.append("--no-deps")
     result = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(

@@ -109,6 +109,23 @@ def main(
                 times.append(time.perf_counter() - t0)
             emit("BENCH_RESULT", {"ok": True, "samples": times, "answers": answers})
             return
+        if kind == "conversation":  # turns of one conversation, each after the answers before it
+            run = build(job, TOOLS[job.get("tools", "none")])
+            recorded = getattr(run, "calls", None)  # the tool calls the engine ran, when it records them
+            times, answers, calls = [], [], []
+            history: list[tuple[str, str]] = []
+            for prompt in job["prompts"]:
+                t0, before = time.perf_counter(), len(recorded or [])
+                kwargs: dict[str, Any] = {"history": list(history)} if history else {}
+                if job.get("lang"):
+                    kwargs["lang"] = job["lang"]
+                answer = run(prompt, **kwargs)
+                times.append(time.perf_counter() - t0)
+                answers.append(answer)
+                history.append((prompt, answer))
+                calls.append(None if recorded is None else recorded[before:])
+            emit("BENCH_RESULT", {"ok": True, "samples": times, "answers": answers, "calls": calls})
+            return
         if kind == "stream":
             if build_stream is None:
                 emit("BENCH_RESULT", {"ok": False, "error": "no streaming adapter"})

@@ -107,6 +107,27 @@ def make_engine(job: dict[str, Any], tool: ToolSpec | None, brain: str, brain_se
     return engine
 
 
+def record_calls(engine) -> list[dict[str, Any]]:
+    """Every tool call the engine executes, in order: ``{"toolbox", "tool", "arguments"}``.
+
+    Both projects' engines run a tool through ``ToolBox.call_tool(name, kwargs)``, so each loaded
+    toolbox's ``call_tool`` is wrapped on the instance; the call itself still runs. What is recorded
+    is what the engine asked for (the arguments before the tool's own validation), which is what
+    the spoken suite's "no file tool for a knowledge question" and the BFCL checker look at.
+    """
+    calls: list[dict[str, Any]] = []
+    for toolbox in engine.toolboxes:
+        call_tool = toolbox.call_tool
+
+        def recorded(name: str, kwargs: Any, _call=call_tool, _box=toolbox) -> Any:
+            arguments = kwargs.model_dump() if hasattr(kwargs, "model_dump") else dict(kwargs or {})
+            calls.append({"toolbox": _box.toolbox_id, "tool": name, "arguments": arguments})
+            return _call(name, kwargs)
+
+        toolbox.call_tool = recorded
+    return calls
+
+
 def restrict_tools(engine, names: set[str]) -> None:
     """Keep only the tools called ``names`` in the engine's (already loaded) toolboxes.
 
@@ -120,10 +141,19 @@ def restrict_tools(engine, names: set[str]) -> None:
 
 
 def runner(engine):
-    def run(prompt: str) -> str:
-        reply = engine.continue_chat([AgentMessage(role=MessageRole.USER, content=prompt)])
+    """``run(prompt) -> answer``; a conversation passes the earlier ``(question, answer)`` turns as
+    ``history`` and the user's ``lang``, as ovos-persona does for a follow-up question."""
+
+    def run(prompt: str, history: list[tuple[str, str]] | None = None, lang: str | None = None) -> str:
+        messages = []
+        for question, answer in history or []:
+            messages.append(AgentMessage(role=MessageRole.USER, content=question))
+            messages.append(AgentMessage(role=MessageRole.ASSISTANT, content=answer))
+        messages.append(AgentMessage(role=MessageRole.USER, content=prompt))
+        reply = engine.continue_chat(messages, **({"lang": lang} if lang else {}))
         return reply.content or ""
 
+    run.calls = record_calls(engine)  # type: ignore[attr-defined]
     return run
 
 
