@@ -129,3 +129,14 @@ def test_doctor_suggests_the_loop_a_misspelt_handler_meant() -> None:
     check = doctor._handler_check("ovos-react-loops", set(LOOP_NAMES))
     assert check.level == "fail"
     assert check.fix.startswith("did you mean 'ovos-react-loop'? no package provides it")
+
+
+def test_the_benchmark_runs_the_registry_loops_in_its_order() -> None:
+    """bench/loops_runner.py runs in venvs without this package, so it keeps its own tuple: checked here."""
+    source = (REPO / "bench" / "loops_runner.py").read_text(encoding="utf-8")
+    block = re.search(r"^LOOPS = \((.*?)^\)", source, re.MULTILINE | re.DOTALL)
+    assert block is not None, "bench/loops_runner.py has no LOOPS tuple"
+    names = re.findall(r'"(ovos-[a-z-]+)"', block.group(1))
+    if "BASELINE" in block.group(1):
+        names.insert(0, re.search(r'^BASELINE = "([^"]+)"', source, re.MULTILINE).group(1))  # type: ignore[union-attr]
+    assert names == [loop.name for loop in LOOPS]
