@@ -16,6 +16,7 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ChatEngine
 from ovos_utils.log import LOG
 
+from ovos_agentic_loop._log import ovos_logger
 from ovos_agentic_loop.config import LOOP_ENTRY_POINTS as _LOOP_ENTRY_POINTS
 from ovos_agentic_loop.errors import ConfigError, LoopError, PluginNotFound
 
@@ -107,7 +108,7 @@ def load_toolboxes(
         except ToolboxNotLoaded as exc:
             LOG.warning(f"{engine_name}: {exc} Skipped.")
             continue
-        LOG.info(
+        ovos_logger(__name__).info(
             f"{engine_name}: toolbox {name!r} loaded {len(toolbox.tools)} tools: {', '.join(toolbox.tools)}"
         )
         loaded.append(toolbox)

@@ -25,6 +25,7 @@ from ovos_agentic_loop._brain_call import BrainHandle
 from ovos_agentic_loop._cancellation import CancelScope
 from ovos_agentic_loop._daemon_pool import shared_pool
 from ovos_agentic_loop._loading import load_brain, load_toolboxes, require_installed_brain
+from ovos_agentic_loop._log import ovos_logger
 from ovos_agentic_loop._toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn import Turn, TurnSetup
 from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
@@ -32,6 +33,7 @@ from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepKind, StepListener, mak
 from ovos_agentic_loop.personas import LoopPlan
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
+
 
 WARM_UP_MESSAGE = "Reply with the single word OK."
 #: Shown (as a step event) when a turn waits for the warm-up, which may take a minute on a CPU.
@@ -235,7 +237,7 @@ class AgentLoopEngine(ChatEngine):
         except Exception as exc:  # noqa: BLE001 - reported; the first real turn will meet (and raise) it again
             LOG.warning(f"{self.engine_name}: warm-up failed ({type(exc).__name__}: {exc})")
         else:
-            LOG.info(f"{self.engine_name}: warmed up in {time.monotonic() - started:.1f} s")
+            ovos_logger(__name__).info(f"{self.engine_name}: warmed up in {time.monotonic() - started:.1f} s")
         finally:
             self.warmed_up.set()
 
@@ -272,9 +274,9 @@ class AgentLoopEngine(ChatEngine):
     def _emit(self, kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
         event = make_event(kind, session_id, data)
         if kind in ("final", "notice"):  # once or twice a turn
-            LOG.info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
+            ovos_logger(__name__).info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
         elif _debug_enabled():  # checked first: formatting every step is per-step cost
-            LOG.debug(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
+            ovos_logger(__name__).debug(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
         if self.bus is not None:
             try:
                 from ovos_bus_client.message import Message
