@@ -81,8 +81,11 @@ class AgentLoopEngine(ChatEngine):
         self._brain: BrainHandle | None = None
         if brain is not None:
             self.set_brain(brain)
-        elif self.settings.brain:
-            require_installed_brain(self.settings.brain, engine_name=self.engine_name)
+        else:
+            if self.settings.brain:
+                require_installed_brain(self.settings.brain, engine_name=self.engine_name)
+            if not self.settings.warm_up:  # the warm-up loads it first thing
+                shared_pool().submit(self._load_brain_early)
         if toolboxes is None:
             toolboxes = load_toolboxes(
                 self.settings.toolboxes, self._plan.toolbox_sections, bus=bus, engine_name=self.engine_name
@@ -96,8 +99,17 @@ class AgentLoopEngine(ChatEngine):
     # -- wiring (compatible with upstream ovos-agentic-loop) -------------------------
     @property
     def brain(self) -> ChatEngine:
-        """The brain, loaded on first use so that constructing a persona stays cheap."""
+        """The brain; loading it starts in the background at construction (this waits for that)."""
         return self._brain_handle().engine
+
+    def _load_brain_early(self) -> None:
+        """Background, from construction on: load the brain plugin (``ovos-openai-brain`` then imports
+        ``openai`` in its own warm-up thread), so the first question does not pay for it. Without
+        this the brain loaded at the first question, however long after construction it came."""
+        try:
+            self._brain_handle()
+        except Exception as exc:  # noqa: BLE001 - the first turn loads it again and raises the error there
+            ovos_logger(__name__).debug(f"{self.engine_name}: loading the brain early failed: {exc!r}")
 
     def set_brain(self, brain: ChatEngine) -> None:
         """Use ``brain`` for every following turn."""
