@@ -8,14 +8,15 @@ so by name, with what to do about it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from importlib.metadata import entry_points
+from collections.abc import Iterable, Iterator, Mapping
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from ovos_plugin_manager.templates.agents import ChatEngine
 from ovos_utils.log import LOG
 
 from ovos_agentic_loop._lifecycle import BuiltToolbox, close_toolboxes, tracking_children
+from ovos_agentic_loop._log import ovos_logger
 from ovos_agentic_loop.config import LOOP_ENTRY_POINTS as _LOOP_ENTRY_POINTS
 from ovos_agentic_loop.errors import ConfigError, LoopError, PluginNotFound
 from ovos_agentic_loop.personas import ToolboxSection
@@ -25,6 +26,33 @@ __all__ = ["ToolboxNotLoaded", "load_brain", "load_toolbox", "load_toolboxes", "
 
 #: Seconds a toolbox that loaded zero tools gets to close before its child processes are stopped.
 ZERO_TOOLS_CLOSE_GRACE = 0.5
+
+
+class _Installed(Mapping[str, Any]):
+    """The plugins of one entry-point group by name, each imported only when it is looked up.
+
+    OPM's ``find_*_plugins`` import EVERY installed plugin of the group to return one: with the
+    web-search toolbox installed that is httpx for a persona that never searches, and with a
+    few third-party plugins seconds of a fresh process. A plugin that fails to import raises.
+    """
+
+    def __init__(self, group: str) -> None:
+        self._entry_points: dict[str, EntryPoint] = {ep.name: ep for ep in entry_points(group=group)}
+        self._loaded: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._loaded:
+            self._loaded[name] = self._entry_points[name].load()
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entry_points)
+
+    def __len__(self) -> int:
+        return len(self._entry_points)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entry_points
 
 
 class ToolboxNotLoaded(LoopError):
@@ -42,14 +70,17 @@ def require_installed_brain(name: str, *, engine_name: str) -> None:
 
 def load_brain(name: str, section: dict[str, Any], *, engine_name: str) -> ChatEngine:
     """Build the chat plugin ``name`` with its persona section, or raise :class:`PluginNotFound`."""
-    from ovos_plugin_manager.agents import find_chat_plugins
-
-    plugins = find_chat_plugins()
-    cls = plugins.get(name)
-    if cls is None:
+    plugins = _Installed("opm.agents.chat")
+    if name not in plugins:
         raise _brain_not_found(name, set(plugins), engine_name)
     if name in _LOOP_ENTRY_POINTS:
         raise PluginNotFound(f"{engine_name}: brain {name!r} is an agent loop itself; name a model plugin.")
+    try:
+        cls = plugins[name]
+    except Exception as exc:  # a broken plugin package: say so, instead of calling it missing
+        raise PluginNotFound(
+            f"{engine_name}: brain {name!r} is installed but cannot be imported: {type(exc).__name__}: {exc}"
+        ) from exc
     return cls(config=section)
 
 
@@ -75,13 +106,11 @@ def load_toolboxes(
     sources = list(sources)
     if not sources:
         return []
-    from ovos_plugin_manager.persona import find_toolbox_plugins
-
-    available = find_toolbox_plugins()
+    available = _Installed("opm.agents.toolbox")
     loaded: list[BuiltToolbox] = []
     try:
         for source in sources:
-            LOG.info(f"{engine_name}: toolbox {source.name!r}: {source.describe()}")
+            ovos_logger(__name__).info(f"{engine_name}: toolbox {source.name!r}: {source.describe()}")
             try:
                 built = load_toolbox(
                     source.name,
@@ -95,7 +124,9 @@ def load_toolboxes(
                 LOG.warning(f"{engine_name}: {exc} Skipped.")
                 continue
             tools = built.toolbox.tools
-            LOG.info(f"{engine_name}: toolbox {source.name!r} loaded {len(tools)} tools: {', '.join(tools)}")
+            ovos_logger(__name__).info(
+                f"{engine_name}: toolbox {source.name!r} loaded {len(tools)} tools: {', '.join(tools)}"
+            )
             loaded.append(built)
     except BaseException:  # a refused section ends construction: what was built so far is closed
         close_toolboxes(loaded, engine_name=engine_name)
@@ -107,7 +138,7 @@ def load_toolbox(
     name: str,
     section: dict[str, Any],
     *,
-    available: dict[str, Any] | None = None,
+    available: Mapping[str, Any] | None = None,
     bus: Any = None,
     where: str | None = None,
     engine_name: str = "ovos-agentic-loop",
@@ -120,14 +151,15 @@ def load_toolbox(
     A toolbox built with zero tools is closed before the error is raised: an MCP server that
     never answered must not keep running.
 
-    ``available`` is ``find_toolbox_plugins()`` when the caller already has it (it loads every entry point);
+    ``available``: the installed toolboxes by name, when the caller already has them;
     ``where`` says where ``section`` came from (see :meth:`ToolboxSection.where`), for the messages.
     """
     if available is None:
-        from ovos_plugin_manager.persona import find_toolbox_plugins
-
-        available = find_toolbox_plugins()
-    cls = available.get(name)
+        available = _Installed("opm.agents.toolbox")
+    try:
+        cls = available.get(name)
+    except Exception as exc:  # the package is installed but its module does not import
+        raise ToolboxNotLoaded(f"toolbox {name!r} failed to import: {type(exc).__name__}: {exc}.") from exc
     if cls is None:
         raise ToolboxNotLoaded(
             f"toolbox {name!r} is not installed (installed toolboxes: "

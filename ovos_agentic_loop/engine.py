@@ -28,6 +28,7 @@ from ovos_agentic_loop._cancellation import CancelScope
 from ovos_agentic_loop._daemon_pool import shared_pool
 from ovos_agentic_loop._lifecycle import BuiltToolbox, close_toolboxes
 from ovos_agentic_loop._loading import load_brain, load_toolboxes, require_installed_brain
+from ovos_agentic_loop._log import ovos_logger
 from ovos_agentic_loop._loop_names import loop_name
 from ovos_agentic_loop._toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn import Turn, TurnSetup
@@ -36,6 +37,7 @@ from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepKind, StepListener, mak
 from ovos_agentic_loop.personas import LoopPlan
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
+
 
 WARM_UP_MESSAGE = "Reply with the single word OK."
 #: Shown (as a step event) when a turn waits for the warm-up, which may take a minute on a CPU.
@@ -104,8 +106,11 @@ class AgentLoopEngine(ChatEngine):
         self._brain: BrainHandle | None = None
         if brain is not None:
             self.set_brain(brain)
-        elif self.settings.brain:
-            require_installed_brain(self.settings.brain, engine_name=self.engine_name)
+        else:
+            if self.settings.brain:
+                require_installed_brain(self.settings.brain, engine_name=self.engine_name)
+            if not self.settings.warm_up:  # the warm-up loads it first thing
+                shared_pool().submit(self._load_brain_early)
         self._built: list[BuiltToolbox] = []  # what this engine must close; see shutdown()
         if toolboxes is None:
             self._built = load_toolboxes(
@@ -123,8 +128,17 @@ class AgentLoopEngine(ChatEngine):
     # -- wiring (compatible with upstream ovos-agentic-loop) -------------------------
     @property
     def brain(self) -> ChatEngine:
-        """The brain, loaded on first use so that constructing a persona stays cheap."""
+        """The brain; loading it starts in the background at construction (this waits for that)."""
         return self._brain_handle().engine
+
+    def _load_brain_early(self) -> None:
+        """Background, from construction on: load the brain plugin (``ovos-openai-brain`` then imports
+        ``openai`` in its own warm-up thread), so the first question does not pay for it. Without
+        this the brain loaded at the first question, however long after construction it came."""
+        try:
+            self._brain_handle()
+        except Exception as exc:  # noqa: BLE001 - the first turn loads it again and raises the error there
+            ovos_logger(__name__).debug(f"{self.engine_name}: loading the brain early failed: {exc!r}")
 
     def set_brain(self, brain: ChatEngine) -> None:
         """Use ``brain`` for every following turn."""
@@ -296,7 +310,7 @@ class AgentLoopEngine(ChatEngine):
         except Exception as exc:  # noqa: BLE001 - reported; the first real turn will meet (and raise) it again
             LOG.warning(f"{self.engine_name}: warm-up failed ({type(exc).__name__}: {exc})")
         else:
-            LOG.info(f"{self.engine_name}: warmed up in {time.monotonic() - started:.1f} s")
+            ovos_logger(__name__).info(f"{self.engine_name}: warmed up in {time.monotonic() - started:.1f} s")
         finally:
             self.warmed_up.set()
 
@@ -333,9 +347,9 @@ class AgentLoopEngine(ChatEngine):
     def _emit(self, kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
         event = make_event(kind, session_id, data)
         if kind in ("final", "notice"):  # once or twice a turn
-            LOG.info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
+            ovos_logger(__name__).info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
         elif _debug_enabled():  # checked first: formatting every step is per-step cost
-            LOG.debug(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
+            ovos_logger(__name__).debug(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
         if self.bus is not None:
             try:
                 from ovos_bus_client.message import Message

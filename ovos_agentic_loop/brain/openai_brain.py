@@ -12,6 +12,9 @@ the client; the first request waits for that warm-up (one client, behind a lock)
 Per request: the body is already JSON-ready, so it goes out through the client's
 ``post`` and skips ``chat.completions.create``'s parameter transform, which re-walks
 the whole history on every call (most of the client-side CPU of a long agent run).
+The reply, and each streamed chunk, is read as the plain JSON the server sent
+(``cast_to=object``): building the SDK's pydantic models of it cost more per step than
+the rest of the brain, and only a few fields are read.
 
 Honest replies: an HTML page, malformed JSON, or a stream that ends without ``[DONE]``
 or a ``finish_reason`` (the connection was cut: half an answer, or a tool call with
@@ -37,7 +40,13 @@ from ovos_agentic_loop._sentences import stream_sentences
 from ovos_agentic_loop.brain.cancellable_http import cancellable_http_client
 from ovos_agentic_loop.brain.config import BrainConfig
 from ovos_agentic_loop.brain.retry_policy import RetryClock, retry_after_seconds
-from ovos_agentic_loop.brain.wire import ToolCallAccumulator, describe_body, to_wire, tool_call_from_wire
+from ovos_agentic_loop.brain.wire import (
+    ToolCallAccumulator,
+    describe_body,
+    drop_none,
+    to_wire,
+    tool_call_from_wire,
+)
 from ovos_agentic_loop.errors import (
     BrainBadResponse,
     BrainError,
@@ -50,7 +59,6 @@ from ovos_agentic_loop.messages import AgentMessage, BrainReply, MessageRole
 if TYPE_CHECKING:  # the runtime imports are deferred: see the module docstring
     import openai
     from openai import OpenAI, RequestOptions, Stream
-    from openai.types.chat import ChatCompletion, ChatCompletionChunk
     from tenacity import RetryCallState
 
 __all__ = ["OpenAIBrain"]
@@ -106,19 +114,18 @@ def _asked_delay(exc: BaseException | None) -> float | None:
 
 
 @functools.cache
-def _watched_stream_class() -> type[Stream[ChatCompletionChunk]]:
+def _watched_stream_class() -> type[Stream[object]]:
     """The SDK's ``Stream`` that also records whether the server sent ``data: [DONE]``.
 
     The SDK stops at ``[DONE]`` without saying whether it came; a connection that simply
     closed looks the same to its iterator. Built on first use (``openai`` is imported lazily).
     """
     from openai import Stream
-    from openai.types.chat import ChatCompletionChunk
 
     if not callable(getattr(Stream, "_iter_events", None)):  # an SDK without the hook: finish_reason only
-        return Stream[ChatCompletionChunk]
+        return Stream[object]
 
-    class WatchedStream(Stream[ChatCompletionChunk]):
+    class WatchedStream(Stream[object]):  # chunks as plain JSON (no model built per delta)
         saw_done = False
 
         def _iter_events(self) -> Iterator[Any]:
@@ -177,7 +184,6 @@ class OpenAIBrain(ChatEngine):
         # import each other) and fail with a partially initialised module.
         import openai
         import tenacity  # noqa: F401  (every request needs it)
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: F401
 
         s = self.settings
         timeout = openai.Timeout(s.timeout, connect=min(s.connect_timeout, s.timeout))
@@ -221,22 +227,21 @@ class OpenAIBrain(ChatEngine):
             body.update(s.extra_body)  # extra wins, as with the SDK's own ``extra_body``
         return body
 
-    def _complete(self, client: OpenAI, body: dict[str, Any]) -> ChatCompletion | str:
-        from openai.types.chat import ChatCompletion
-
-        # A str when the server answered with something other than JSON (an HTML page).
-        reply: ChatCompletion | str = client.post(
-            _PATH, body=body, cast_to=ChatCompletion, options=_request_options()
-        )
+    def _complete(self, client: OpenAI, body: dict[str, Any]) -> Any:
+        """The reply's JSON as sent; a str when the server answered with something else (a page)."""
+        reply: Any = client.post(_PATH, body=body, cast_to=object, options=_request_options())
+        if isinstance(reply, str):  # the SDK parses JSON only under a JSON content type
+            try:
+                return json.loads(reply)
+            except ValueError:
+                return reply
         return reply
 
-    def _open_stream(self, client: OpenAI, body: dict[str, Any]) -> Stream[ChatCompletionChunk]:
-        from openai.types.chat import ChatCompletion
-
+    def _open_stream(self, client: OpenAI, body: dict[str, Any]) -> Stream[object]:
         return client.post(
             _PATH,
             body=body,
-            cast_to=ChatCompletion,
+            cast_to=object,
             options=_request_options(),
             stream=True,
             stream_cls=_watched_stream_class(),
@@ -360,33 +365,35 @@ class OpenAIBrain(ChatEngine):
         body = self._request(messages, tools, stop, stream=False)
         completion = self._call(lambda client: self._complete(client, body), deadline)
         url = self.settings.api_url
-        if isinstance(completion, str):  # the SDK hands back the text of a reply that is not JSON
+        if isinstance(completion, str):  # the text of a reply that is not JSON
             raise BrainBadResponse(
                 f"The server at {url} answered with {describe_body(completion)} instead of a JSON chat "
                 "completion. Is `api_url` the /v1 base of an OpenAI-compatible server?",
                 url=url,
             )
         try:
-            if not completion.choices:
+            choices = completion.get("choices")
+            if not choices:
                 raise BrainBadResponse(f"The server at {url} returned no choices", url=url)
-            choice = completion.choices[0]
-            extra = completion.model_extra or {}
+            choice = choices[0]
+            message = choice.get("message") or {}
+            usage = completion.get("usage")
             return BrainReply(
                 role=MessageRole.ASSISTANT,
-                content=choice.message.content or "",
-                tool_calls=[tool_call_from_wire(c) for c in choice.message.tool_calls or []] or None,
-                usage=completion.usage.model_dump(exclude_none=True) if completion.usage else None,
-                timings=extra.get("timings"),
-                finish_reason=choice.finish_reason,
+                content=message.get("content") or "",
+                tool_calls=[tool_call_from_wire(c) for c in message.get("tool_calls") or []] or None,
+                usage=drop_none(usage) if usage else None,
+                timings=completion.get("timings"),
+                finish_reason=choice.get("finish_reason"),
             )
-        except (AttributeError, TypeError, KeyError, IndexError) as exc:  # the SDK does not validate
+        except (AttributeError, TypeError, KeyError, IndexError) as exc:  # JSON of another shape
             raise self._not_a_completion(completion, exc) from exc
 
     def _not_a_completion(self, reply: Any, exc: Exception) -> BrainBadResponse:
         url = self.settings.api_url
         try:
-            text = json.dumps(reply.to_dict(warnings=False), ensure_ascii=False)
-        except Exception:  # noqa: BLE001 - only for the message: the shape is already known to be wrong
+            text = json.dumps(reply, ensure_ascii=False)
+        except (TypeError, ValueError):  # only for the message: the shape is already known to be wrong
             text = repr(reply)
         return BrainBadResponse(
             f"The server at {url} sent JSON that is not an OpenAI chat completion "
@@ -427,7 +434,7 @@ class OpenAIBrain(ChatEngine):
                     raise
                 LOG.warning("%s; asking again (retry %d)", exc, retry + 1)
 
-    def _read_stream(self, stream: Stream[ChatCompletionChunk]) -> Iterator[str | AgentMessage]:
+    def _read_stream(self, stream: Stream[object]) -> Iterator[str | AgentMessage]:
         import openai  # loaded by now: only for the error classes below
 
         text: list[str] = []
@@ -439,17 +446,18 @@ class OpenAIBrain(ChatEngine):
         try:
             with stream:
                 self._require_event_stream(stream.response)
-                for chunk in stream:
-                    extra = chunk.model_extra or {}
-                    timings = extra.get("timings") or timings
-                    if chunk.usage:
-                        usage = chunk.usage.model_dump(exclude_none=True)
-                    for choice in chunk.choices or []:
-                        finish_reason = choice.finish_reason or finish_reason
-                        if choice.delta.content:
-                            text.append(choice.delta.content)
-                            yield choice.delta.content
-                        calls.add(choice.delta.tool_calls)
+                for chunk in stream:  # each chunk is the JSON object the server sent
+                    timings = chunk.get("timings") or timings
+                    if chunk.get("usage"):
+                        usage = drop_none(chunk["usage"])
+                    for choice in chunk.get("choices") or []:
+                        finish_reason = choice.get("finish_reason") or finish_reason
+                        delta = choice.get("delta") or {}
+                        content = delta.get("content")
+                        if content:
+                            text.append(content)
+                            yield content
+                        calls.add(delta.get("tool_calls"))
         except openai.APITimeoutError as exc:
             raise self._translate(exc) from exc
         except openai.APIConnectionError as exc:  # the connection broke mid-stream: the server was reached

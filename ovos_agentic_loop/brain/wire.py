@@ -14,6 +14,7 @@ __all__ = [
     "RAW_ARGUMENTS_KEY",
     "ToolCallAccumulator",
     "describe_body",
+    "drop_none",
     "parse_arguments",
     "to_wire",
     "tool_call_from_wire",
@@ -85,18 +86,27 @@ def describe_body(text: str, limit: int = 160, *, quote: bool = True) -> str:
     return repr(brief) if quote else brief
 
 
+def drop_none(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` without its ``None`` members, nested objects too (``usage`` as the server sent it).
+
+    Raises ``TypeError`` for anything but a JSON object: the reply then has the wrong shape.
+    """
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a JSON object, got {type(value).__name__}")
+    return {k: drop_none(v) if isinstance(v, dict) else v for k, v in value.items() if v is not None}
+
+
 def _new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:12]}"
 
 
-def tool_call_from_wire(call: Any) -> ToolCall:
-    """An OpenAI ``tool_calls`` entry (SDK object or dict) as an OPM ``ToolCall``."""
-    if isinstance(call, dict):
-        function = call.get("function") or {}
-        call_id, name, arguments = call.get("id"), function.get("name"), function.get("arguments")
-    else:
-        function = call.function
-        call_id, name, arguments = call.id, function.name, function.arguments
+def tool_call_from_wire(call: dict[str, Any]) -> ToolCall:
+    """An OpenAI ``tool_calls`` entry (a JSON object) as an OPM ``ToolCall``.
+
+    Raises ``AttributeError`` / ``TypeError`` for an entry of another shape.
+    """
+    function = call.get("function") or {}
+    call_id, name, arguments = call.get("id"), function.get("name"), function.get("arguments")
     return ToolCall(id=call_id or _new_call_id(), name=name or "", arguments=parse_arguments(arguments))
 
 
@@ -113,19 +123,20 @@ class ToolCallAccumulator:
 
     _calls: dict[int, _PartialCall] = field(default_factory=dict)
 
-    def add(self, delta_calls: Any) -> None:
+    def add(self, delta_calls: list[dict[str, Any]] | None) -> None:
+        """Add the ``tool_calls`` of one streamed delta (JSON objects, as the server sent them)."""
         for position, delta in enumerate(delta_calls or []):
-            index = delta.index if getattr(delta, "index", None) is not None else position
-            partial = self._calls.setdefault(index, _PartialCall())
-            if delta.id:
-                partial.id = delta.id
-            function = delta.function
-            if function is not None:
+            index = delta.get("index")
+            partial = self._calls.setdefault(position if index is None else index, _PartialCall())
+            if delta.get("id"):
+                partial.id = delta["id"]
+            function = delta.get("function")
+            if function:
                 # The name arrives whole in the first delta; some servers repeat it later.
-                if function.name and not partial.name:
-                    partial.name = function.name
-                if function.arguments:
-                    partial.arguments.append(function.arguments)
+                if function.get("name") and not partial.name:
+                    partial.name = function["name"]
+                if function.get("arguments"):
+                    partial.arguments.append(function["arguments"])
 
     @property
     def pending(self) -> int:

@@ -1,0 +1,67 @@
+"""The engine loads its brain in the background from construction on (issue 20: first-turn cost).
+
+Before, the brain plugin (and with ``ovos-openai-brain`` the ``openai`` import) was loaded at the
+first question, however long after construction it came.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+from ovos_plugin_manager.agents import load_chat_plugin
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+from ovos_agentic_loop.brain import BrainUnavailable, OpenAIBrain
+from ovos_agentic_loop.errors import BrainConfigError
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+def _engine(section: dict[str, object]) -> object:
+    config = {"brain": "ovos-openai-brain", "ovos-openai-brain": section}
+    return load_chat_plugin("ovos-react-loop")(config=config)
+
+
+def _wait_for(condition: object, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_the_brain_loads_without_being_asked_and_a_down_server_still_fails_the_turn() -> None:
+    url = _closed_port_url()
+    engine = _engine({"api_url": url, "max_retries": 0})
+    assert _wait_for(lambda: engine._brain is not None)  # nobody touched engine.brain
+    brain = engine._brain.engine
+    assert isinstance(brain, OpenAIBrain) and brain.settings.api_url == url
+    assert _wait_for(lambda: brain._client is not None)  # its client is built in the background too
+    with pytest.raises(BrainUnavailable, match="Cannot reach the model server"):
+        engine.continue_chat([AgentMessage(role=MessageRole.USER, content="hi")])
+    assert engine.brain is brain  # loaded once
+
+
+def test_a_brain_that_cannot_be_built_fails_at_first_use_as_before() -> None:
+    engine = _engine({"timeout": "sixty"})  # refused by the brain's strict config
+    with pytest.raises(BrainConfigError, match="timeout"):
+        _ = engine.brain
+
+
+def test_constructing_many_engines_leaves_no_threads_behind() -> None:
+    url = _closed_port_url()
+    _engine({"api_url": url})  # the pool's workers and the openai import exist from here on
+    time.sleep(0.5)
+    before = threading.active_count()
+    engines = [_engine({"api_url": url}) for _ in range(20)]
+    assert _wait_for(lambda: all(e._brain is not None for e in engines))
+    assert _wait_for(lambda: not any(t.name == "openai-brain-warm-up" for t in threading.enumerate()))
+    assert threading.active_count() <= before + 2  # idle pool workers at most, no thread per engine
