@@ -251,8 +251,7 @@ def _toolbox_checks(plan: LoopPlan) -> list[Check]:
     the persona's top level is a warning, since ovos-persona hands the loop nothing but its own section.
     What doctor built it closes again (an MCP toolbox runs a server process).
     """
-    from ovos_plugin_manager.persona import find_toolbox_plugins
-
+    from ovos_agentic_loop import _loading
     from ovos_agentic_loop._lifecycle import close_toolboxes
     from ovos_agentic_loop._loading import ToolboxNotLoaded, load_toolbox
     from ovos_agentic_loop.errors import ConfigError
@@ -261,7 +260,7 @@ def _toolbox_checks(plan: LoopPlan) -> list[Check]:
         return [
             Check("toolboxes", "warn", "none configured: the loop can only chat", "add 'toolboxes' names")
         ]
-    available = find_toolbox_plugins()
+    available = _loading.installed_toolboxes()
     checks: list[Check] = []
     for name, source in plan.toolbox_sources.items():
         if name not in available:

@@ -21,7 +21,14 @@ from ovos_agentic_loop.config import LOOP_ENTRY_POINTS as _LOOP_ENTRY_POINTS
 from ovos_agentic_loop.errors import ConfigError, LoopError, PluginNotFound
 from ovos_agentic_loop.personas import ToolboxSection
 
-__all__ = ["ToolboxNotLoaded", "load_brain", "load_toolbox", "load_toolboxes", "require_installed_brain"]
+__all__ = [
+    "ToolboxNotLoaded",
+    "installed_toolboxes",
+    "load_brain",
+    "load_toolbox",
+    "load_toolboxes",
+    "require_installed_brain",
+]
 
 
 #: Seconds a toolbox that loaded zero tools gets to close before its child processes are stopped.
@@ -53,6 +60,11 @@ class _Installed(Mapping[str, Any]):
 
     def __contains__(self, name: object) -> bool:
         return name in self._entry_points
+
+
+def installed_toolboxes() -> Mapping[str, Any]:
+    """The installed toolbox plugins by entry-point name, each imported only when looked up."""
+    return _Installed("opm.agents.toolbox")
 
 
 class ToolboxNotLoaded(LoopError):
@@ -106,7 +118,7 @@ def load_toolboxes(
     sources = list(sources)
     if not sources:
         return []
-    available = _Installed("opm.agents.toolbox")
+    available = installed_toolboxes()
     loaded: list[BuiltToolbox] = []
     try:
         for source in sources:
@@ -155,7 +167,7 @@ def load_toolbox(
     ``where`` says where ``section`` came from (see :meth:`ToolboxSection.where`), for the messages.
     """
     if available is None:
-        available = _Installed("opm.agents.toolbox")
+        available = installed_toolboxes()
     try:
         cls = available.get(name)
     except Exception as exc:  # the package is installed but its module does not import

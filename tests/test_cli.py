@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import install_toolboxes
 from fake_openai_server import FakeOpenAIServer, answer
 
 from ovos_agentic_loop import _doctor as doctor
@@ -331,7 +332,6 @@ def test_doctor_prints_a_toolboxs_diagnostics(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ovos_plugin_manager import persona as opm_persona
     from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 
     class Diagnosed(ToolBox):
@@ -344,8 +344,7 @@ def test_doctor_prints_a_toolboxs_diagnostics(
         def diagnostics(self) -> list[str]:
             return ["sandbox: on (Landlock)", "backend: none"]
 
-    real = opm_persona.find_toolbox_plugins
-    monkeypatch.setattr(opm_persona, "find_toolbox_plugins", lambda: {**real(), "demo-tools": Diagnosed})
+    install_toolboxes(monkeypatch, {"demo-tools": Diagnosed})
     server.replies.append(answer(tool_calls=[call("add", {"a": 2, "b": 3})]))
     persona = loop_persona(server.url)
     persona["ovos-react-loop"]["toolboxes"] = ["demo-tools"]

@@ -8,6 +8,7 @@ import socket
 from typing import Annotated, Any, Literal
 
 import pytest
+from conftest import install_toolboxes
 from ovos_plugin_manager.agents import load_chat_plugin
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 from pydantic import Field
@@ -191,12 +192,10 @@ def test_a_refusal_reaches_the_model_with_its_reason() -> None:
 
 
 def test_an_entry_point_class_is_one_line_and_loads_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ovos_plugin_manager import persona as opm_persona
 
     MyTools = function_toolbox("my-tools", add, greet)  # what a package registers under opm.agents.toolbox
     assert issubclass(MyTools, FunctionToolBox)
-    real = opm_persona.find_toolbox_plugins
-    monkeypatch.setattr(opm_persona, "find_toolbox_plugins", lambda: {**real(), "my-tools": MyTools})
+    install_toolboxes(monkeypatch, {"my-tools": MyTools})
     brain = ScriptedBrain([tool_call("greet", name="ana"), "Done."])
     engine = load_chat_plugin("ovos-react-loop")(config={"toolboxes": ["my-tools"]}, brain=brain)
     assert [t.toolbox_id for t in engine.toolboxes] == ["my-tools"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from conftest import DemoToolBox
+from conftest import DemoToolBox, install_toolboxes
 from fake_openai_server import FakeOpenAIServer, answer
 
 from ovos_agentic_loop.personas import Persona, build_engine
@@ -54,11 +54,8 @@ class HangingTools(SpawningTools):
 
 @pytest.fixture(autouse=True)
 def installed(monkeypatch: pytest.MonkeyPatch) -> Any:
-    from ovos_plugin_manager import persona as opm_persona
-
-    real = opm_persona.find_toolbox_plugins
     fakes = {"closing-tools": ClosingTools, "spawning-tools": SpawningTools, "hanging-tools": HangingTools}
-    monkeypatch.setattr(opm_persona, "find_toolbox_plugins", lambda: {**real(), **fakes})
+    install_toolboxes(monkeypatch, fakes)
     ClosingTools.closed.clear()
     yield
     for child in SpawningTools.children:  # whatever a failing test left
@@ -184,7 +181,8 @@ def test_an_engine_nobody_shut_down_stops_its_children_at_interpreter_exit(tmp_p
             def discover_tools(self):
                 return [AgentTool("noop", "Does nothing.", ToolArguments, ToolOutput, lambda a: ToolOutput())]
 
-        opm_persona.find_toolbox_plugins = lambda: {"spawning": Spawning}
+        from ovos_agentic_loop import _loading
+        _loading.installed_toolboxes = lambda: {"spawning": Spawning}
         from ovos_agentic_loop.personas import Persona, build_engine
 
         engine = build_engine(Persona("p", {"handlers": ["ovos-react-loop"],
