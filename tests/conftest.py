@@ -4,6 +4,7 @@ real model servers (``model_server_guard``) and the skip of tests whose optional
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 
@@ -78,6 +79,23 @@ def ovos_log(monkeypatch: pytest.MonkeyPatch) -> Iterator[OvosLogCapture]:
             _original(*args, **kwargs)
 
         monkeypatch.setattr(LOG, level, record)
+    # The loop's INFO/DEBUG lines go through a plain logging.Logger (ovos_agentic_loop._log): seen too.
+    for level in ("debug", "info", "warning", "error", "exception"):
+        original_method = getattr(logging.Logger, level)
+
+        def record_ours(
+            self: logging.Logger,
+            msg: object,
+            *args: object,
+            _original=original_method,
+            _level=level,
+            **kwargs: object,
+        ) -> None:
+            if "ovos_agentic_loop" in self.name:
+                capture.records.append((_level, str(msg) % args if args else str(msg)))
+            _original(self, msg, *args, **kwargs)
+
+        monkeypatch.setattr(logging.Logger, level, record_ours)
     yield capture
 
 
@@ -159,15 +177,3 @@ class OtherToolBox(ToolBox):
 @pytest.fixture
 def demo_tools() -> DemoToolBox:
     return DemoToolBox()
-
-
-def install_toolboxes(monkeypatch: pytest.MonkeyPatch, fakes: dict[str, type]) -> None:
-    """Make ``fakes`` (entry-point name -> ToolBox class) look installed, beside the real ones,
-    to the loop (``_loading.installed_toolboxes``) and to OPM's own ``find_toolbox_plugins``."""
-    from ovos_plugin_manager import persona as opm_persona
-
-    from ovos_agentic_loop import _loading
-
-    real_installed, real_opm = _loading.installed_toolboxes, opm_persona.find_toolbox_plugins
-    monkeypatch.setattr(_loading, "installed_toolboxes", lambda: {**dict(real_installed()), **fakes})
-    monkeypatch.setattr(opm_persona, "find_toolbox_plugins", lambda: {**real_opm(), **fakes})

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import install_toolboxes
 from fake_openai_server import FakeOpenAIServer, answer
+from installed_fakes import install_toolboxes
 
 from ovos_agentic_loop import _doctor as doctor
 from ovos_agentic_loop.cli import StepPrinter, main

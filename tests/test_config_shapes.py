@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from installed_fakes import install_toolboxes
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 
 from ovos_agentic_loop import _doctor as doctor
@@ -33,14 +34,7 @@ class EmptyTools(ConfiguredTools):
 
 @pytest.fixture(autouse=True)
 def installed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ovos_plugin_manager import persona as opm_persona
-
-    real = opm_persona.find_toolbox_plugins
-    monkeypatch.setattr(
-        opm_persona,
-        "find_toolbox_plugins",
-        lambda: {**real(), "configured-tools": ConfiguredTools, "empty-tools": EmptyTools},
-    )
+    install_toolboxes(monkeypatch, {"configured-tools": ConfiguredTools, "empty-tools": EmptyTools})
 
 
 def top_level_persona(**loop: Any) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import socket
 from typing import Annotated, Any, Literal
 
 import pytest
-from conftest import install_toolboxes
+from installed_fakes import install_toolboxes
 from ovos_plugin_manager.agents import load_chat_plugin
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 from pydantic import Field

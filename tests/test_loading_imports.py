@@ -15,7 +15,9 @@ def test_a_persona_imports_only_the_toolboxes_it_names() -> None:
     code = (
         "import sys\n"
         "from ovos_agentic_loop._loading import load_toolboxes\n"
-        "boxes = load_toolboxes(['ovos-clock-tools'], {}, engine_name='test')\n"
+        "from ovos_agentic_loop.personas import ToolboxSection\n"
+        "source = ToolboxSection('ovos-clock-tools', {}, 'none', 'ovos-react-loop', False)\n"
+        "boxes = [b.toolbox for b in load_toolboxes([source], engine_name='test')]\n"
         "assert [type(b).__name__ for b in boxes] and boxes[0].tools\n"
         "others = sorted(m for m in sys.modules if m.startswith('ovos_agentic_loop_toolboxes.')\n"
         "                and m.split('.')[1] in ('web_search', 'skill_md', 'shell'))\n"

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from conftest import DemoToolBox, install_toolboxes
+from conftest import DemoToolBox
 from fake_openai_server import FakeOpenAIServer, answer
+from installed_fakes import install_toolboxes
 
 from ovos_agentic_loop.personas import Persona, build_engine
 from ovos_agentic_loop.testing import ScriptedBrain
