@@ -19,6 +19,7 @@ __all__ = [
     "forced_instruction",
     "out_of_steps",
     "out_of_time",
+    "plain_result",
 ]
 
 #: No answer could be had from the model (its last reply was empty or protocol).
@@ -46,6 +47,17 @@ _FORCED_WHY = {
     "empty": "Your last reply was empty.",
     "unparsable": "Your last replies were not in the expected form.",
 }
+
+
+#: Most characters of tool results the loop says itself at the end of an answer.
+MAX_SAID_RESULT_CHARS = 300
+
+
+def plain_result(texts: Sequence[str]) -> str:
+    """The results said plainly, after a last answer that could not state them itself."""
+    joined = "; ".join(texts)
+    said = joined if len(joined) <= MAX_SAID_RESULT_CHARS else joined[:MAX_SAID_RESULT_CHARS] + "…"
+    return f"The result was: {said}."
 
 
 def forced_instruction(reason: str, max_iterations: int) -> str:

@@ -45,6 +45,7 @@ from ovos_agentic_loop._endings import (
     forced_instruction,
     out_of_steps,
     out_of_time,
+    plain_result,
 )
 from ovos_agentic_loop._observations import Status, ToolOutcome, not_run_again, run_calls
 from ovos_agentic_loop._protocol import (
@@ -57,7 +58,7 @@ from ovos_agentic_loop._protocol import (
 )
 from ovos_agentic_loop._reactions.repeats import CallHistory, signature
 from ovos_agentic_loop._reactions.table import Reactions
-from ovos_agentic_loop._reactions.unstated import ResultValues, plain_result, unstated_message
+from ovos_agentic_loop._reactions.unstated import ResultValues, unstated_message
 from ovos_agentic_loop._reactions.view import TurnView, latest_values
 from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop._toolset import ToolSet

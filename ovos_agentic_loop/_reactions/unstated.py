@@ -14,7 +14,7 @@ from ovos_agentic_loop._reactions.base import Reaction
 from ovos_agentic_loop._reactions.text import grounded, numbers
 from ovos_agentic_loop._reactions.view import TurnView
 
-__all__ = ["MAX_QUOTED_CHARS", "ResultValues", "UnstatedResult", "plain_result", "unstated_message"]
+__all__ = ["MAX_QUOTED_CHARS", "ResultValues", "UnstatedResult", "unstated_message"]
 
 #: Most characters of the result's values quoted back to an answer that states none of them.
 MAX_QUOTED_CHARS = 300
@@ -89,13 +89,6 @@ def _digits(answer: str, lang: str | None) -> str:
         return str(numbers_to_digits(answer, lang=(lang or "en").split("-")[0]))
     except Exception:  # noqa: BLE001 - a language it lacks, or a parser error: no spelled numbers then
         return answer
-
-
-def plain_result(texts: list[str]) -> str:
-    """The results said plainly, for an answer that could not state them itself."""
-    joined = "; ".join(texts)
-    quoted = joined if len(joined) <= MAX_QUOTED_CHARS else joined[:MAX_QUOTED_CHARS] + "…"
-    return f"The result was: {quoted}."
 
 
 class UnstatedResult(Reaction):
