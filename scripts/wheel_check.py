@@ -19,6 +19,13 @@ def fail(message: str) -> None:
 
 
 EXAMPLE_SKILLS = ["text-stats", "kitchen-conversions"]
+# The sections that make each toolbox serve tools in a venv with the wheel alone: the example skills
+# load only when named (never through "all"), as personas/skills-assistant.json names them; the web
+# tools without the `web` extra offer only what needs no package of it (web_search through SearXNG).
+SECTIONS = {
+    "ovos-skill-md-toolbox": {"enabled_skills": EXAMPLE_SKILLS},
+    "ovos-web-search-tools": {"searxng_url": "http://127.0.0.1:8888"},
+}
 
 
 def main(venv: Path, repo: Path) -> None:
@@ -38,10 +45,7 @@ def main(venv: Path, repo: Path) -> None:
             continue
         target = ep.load()
         if ep.group == "opm.agents.toolbox":
-            # The example skills load only when named (never through "all"): name them, as
-            # personas/skills-assistant.json does, so the skill toolbox shows the wheel holds them.
-            config = {"enabled_skills": EXAMPLE_SKILLS} if ep.name == "ovos-skill-md-toolbox" else {}
-            toolbox = target(config=config, bus=None)
+            toolbox = target(config=SECTIONS.get(ep.name, {}), bus=None)
             if not toolbox.tools:
                 fail(f"toolbox {ep.name} built from the wheel has no tools")
         if ep.group == "opm.agents.skill_md" and not list(Path(target).glob("*/SKILL.md")):

@@ -165,3 +165,20 @@ def test_persona_servers_utcp_bridge_refuses_with_the_reason(
     reply = client.post("/tools/read_file", json={"path": "/etc/passwd"})
     assert reply.status_code == 500
     assert "'/etc/passwd' is outside the allowed folder" in reply.json()["detail"]
+
+
+def test_the_loops_observation_of_a_refusal_is_unchanged(service_in_root: Path) -> None:
+    # The loop digs the root cause out of call_tool's exception: the reason added to the message
+    # for other hosts must not change what the model is told (once, not twice).
+    from ovos_plugin_manager.agents import load_chat_plugin
+    from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+    from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+    brain = ScriptedBrain([tool_call("read_file", path="/etc/passwd"), "I may not read that file."])
+    engine = load_chat_plugin("ovos-react-loop")(config={"toolboxes": [FILES]}, brain=brain)
+    answer = engine.continue_chat([AgentMessage(role=MessageRole.USER, content="show /etc/passwd")])
+    assert answer.content == "I may not read that file."
+    seen = [m.content for m in brain.calls[1].messages if m.role == MessageRole.TOOL][-1]
+    assert seen.startswith("Error: read_file failed: PathRefused: path '/etc/passwd' is outside the allowed")
+    assert seen.count("outside the allowed folder") == 1 and "Tool execution failed" not in seen

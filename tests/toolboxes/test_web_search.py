@@ -9,7 +9,16 @@ from typing import Any, ClassVar
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
-from web_search_servers import ARTICLE, INJECTION, FakeSearxng, LocalWebServer, page, redirect
+from web_search_servers import (
+    ARTICLE,
+    INJECTION,
+    FakeSearxng,
+    LocalWebServer,
+    installed,
+    needs_trafilatura,
+    page,
+    redirect,
+)
 
 from ovos_agentic_loop_toolboxes.web_search import backends
 
@@ -52,6 +61,7 @@ def error_of(tb: ToolBox, name: str, **kwargs: Any) -> str:
 # -- web_search -----------------------------------------------------------------------------------
 
 
+@needs_trafilatura
 def test_entry_point_and_tools_keep_upstreams_names(searxng: FakeSearxng) -> None:
     tb = toolbox(searxng_url=searxng.url)
     assert tb.toolbox_id == "ovos-web-search-tools"
@@ -138,7 +148,7 @@ class _FakeDDGS:
 
 @pytest.fixture
 def fake_ddgs(monkeypatch: pytest.MonkeyPatch) -> type[_FakeDDGS]:
-    import ddgs
+    ddgs = pytest.importorskip("ddgs", reason="ddgs is the web extra: pip install 'ovos-agentic-loop[web]'")
 
     _FakeDDGS.raised, _FakeDDGS.calls = None, []
     monkeypatch.setattr(ddgs, "DDGS", _FakeDDGS)
@@ -184,7 +194,8 @@ def test_missing_ddgs_is_named_with_how_to_install(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(sys.modules, "ddgs", None)  # import ddgs -> ImportError
     tb = toolbox()
     # Not offered (it could only fail when called), and the toolbox says which extra brings it back.
-    assert "web_search" not in tb.tools and "fetch_page" in tb.tools
+    assert "web_search" not in tb.tools
+    assert ("fetch_page" in tb.tools) == installed("trafilatura")
     warned = ovos_log.at("warning")
     assert any(
         "web_search is not offered: the ddgs package is not installed" in m
@@ -210,6 +221,7 @@ def test_with_no_web_extra_at_all_the_toolbox_says_it_serves_zero_tools(
 # -- fetch_page -----------------------------------------------------------------------------------
 
 
+@needs_trafilatura
 def test_fetch_page_returns_the_main_text_title_and_final_url(server: LocalWebServer) -> None:
     server.routes["/old"] = redirect("/article", 301)
     server.routes["/article"] = page(ARTICLE)
@@ -225,6 +237,7 @@ def test_fetch_page_returns_the_main_text_title_and_final_url(server: LocalWebSe
     assert "untrusted" in out.notice.lower()
 
 
+@needs_trafilatura
 def test_long_text_comes_in_slices_with_the_offset_to_read_on(server: LocalWebServer) -> None:
     words = " ".join(f"word{i}" for i in range(3000))
     server.routes["/long"] = page(words.encode(), "text/plain; charset=utf-8")
@@ -239,6 +252,7 @@ def test_long_text_comes_in_slices_with_the_offset_to_read_on(server: LocalWebSe
     assert "past the end" in error_of(tb, "fetch_page", url=f"{server.base}/long", offset=10**6)
 
 
+@needs_trafilatura
 def test_page_text_is_enclosed_in_markers_the_page_cannot_forge(server: LocalWebServer) -> None:
     server.routes["/injection"] = page(INJECTION)
     tb = toolbox(allow_private=True)
@@ -254,6 +268,7 @@ def test_page_text_is_enclosed_in_markers_the_page_cannot_forge(server: LocalWeb
     assert second.splitlines()[0] != opening  # a fresh tag per call
 
 
+@needs_trafilatura
 def test_plain_text_json_and_unlabelled_pages_are_read(server: LocalWebServer) -> None:
     server.routes["/json"] = page(b'{"temperature": 21}', "application/json")
     server.routes["/bare"] = page(b"just words", "")
@@ -262,10 +277,12 @@ def test_plain_text_json_and_unlabelled_pages_are_read(server: LocalWebServer) -
     assert "just words" in tb.call_tool("fetch_page", {"url": f"{server.base}/bare"}).text
 
 
+@needs_trafilatura
 def test_fetch_page_can_be_switched_off() -> None:
     assert set(toolbox(allow_fetch=False).tools) == {"web_search"}
 
 
+@needs_trafilatura
 def test_http_errors_are_messages(server: LocalWebServer) -> None:
     tb = toolbox(allow_private=True)
     assert "HTTP 404" in error_of(tb, "fetch_page", url=f"{server.base}/missing")
@@ -293,6 +310,7 @@ def test_bad_configuration_is_an_error_naming_the_key(config: dict[str, Any], na
     assert names in str(excinfo.value)
 
 
+@needs_trafilatura
 def test_ecosystem_keys_are_accepted_and_a_typo_is_named(ovos_log: Any) -> None:
     assert toolbox(enabled=True).settings.max_results == 5
     assert not ovos_log.at("warning")
@@ -322,5 +340,17 @@ def test_describe_names_a_missing_ddgs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_outputs_render_as_json_for_the_model(searxng: FakeSearxng) -> None:
+    # What the model reads is this JSON: upstream's shape, control characters gone, snippets bounded.
     out = toolbox(searxng_url=searxng.url).call_tool("web_search", {"query": "lisbon trams"})
-    json.loads(out.model_dump_json())
+    text = out.model_dump_json()
+    data = json.loads(text)
+    assert set(data) == {"notice", "query", "results"} and data["query"] == "lisbon trams"
+    assert all(set(r) == {"title", "url", "snippet"} for r in data["results"])
+    assert [r["url"] for r in data["results"]] == [
+        "https://example.org/trams",
+        "https://blocked.example.net/x",
+        "https://example.com/b",
+    ]
+    assert "\\u0000" not in text and "\\u202e" not in text and "\x00" not in text and "\u202e" not in text
+    assert data["results"][2]["title"] == "B title"
+    assert len(data["results"][2]["snippet"]) < len("snippet " * 200)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
-from web_search_servers import ARTICLE, LocalWebServer, huge, page, redirect, send, slow
+from web_search_servers import ARTICLE, LocalWebServer, huge, needs_trafilatura, page, redirect, send, slow
 
 from ovos_agentic_loop_toolboxes.web_search import guard
 from ovos_agentic_loop_toolboxes.web_search.settings import parse_settings
@@ -88,6 +88,7 @@ def with_transport(tb: ToolBox, recorder: Recorder) -> ToolBox:
         "example.org/no-scheme",
     ],
 )
+@needs_trafilatura
 def test_only_http_and_https(url: str) -> None:
     message = error_of(toolbox(), url)
     assert "only http and https" in message or "no host" in message or "not a valid URL" in message
@@ -116,6 +117,7 @@ def test_only_http_and_https(url: str) -> None:
         ("http://127.1/", "loopback"),
     ],
 )
+@needs_trafilatura
 def test_internal_addresses_are_refused_before_any_request(url: str, kind: str) -> None:
     recorder = Recorder({})
     message = error_of(with_transport(toolbox(), recorder), url)
@@ -123,17 +125,20 @@ def test_internal_addresses_are_refused_before_any_request(url: str, kind: str) 
     assert recorder.requests == []
 
 
+@needs_trafilatura
 def test_a_real_local_server_is_refused_by_default_and_never_reached(server: LocalWebServer) -> None:
     assert "loopback" in error_of(toolbox(), f"{server.base}/article")
     assert server.seen == []
 
 
+@needs_trafilatura
 def test_metadata_stays_refused_with_allow_private() -> None:
     tb = toolbox(allow_private=True)
     assert "metadata" in error_of(tb, "http://169.254.169.254/latest/meta-data/")
     assert "metadata" in error_of(tb, "http://[fd00:ec2::254]/")
 
 
+@needs_trafilatura
 def test_url_credentials_are_refused() -> None:
     assert "user name or password" in error_of(toolbox(), "http://user:pw@example.org/")
 
@@ -141,6 +146,7 @@ def test_url_credentials_are_refused() -> None:
 # -- DNS: names that resolve inside, rebinding, pinning ----------------------------------------------
 
 
+@needs_trafilatura
 def test_a_name_resolving_to_a_private_address_is_refused(dns: dict[str, list[str]]) -> None:
     dns["intranet.example.org"] = ["10.1.2.3"]
     recorder = Recorder({})
@@ -149,11 +155,13 @@ def test_a_name_resolving_to_a_private_address_is_refused(dns: dict[str, list[st
     assert recorder.requests == []
 
 
+@needs_trafilatura
 def test_one_private_answer_among_public_ones_refuses_the_name(dns: dict[str, list[str]]) -> None:
     dns["mixed.example.org"] = [PUBLIC, "127.0.0.1"]
     assert "127.0.0.1, a loopback address" in error_of(toolbox(), "https://mixed.example.org/")
 
 
+@needs_trafilatura
 def test_the_connection_goes_to_the_checked_address_with_the_real_name(dns: dict[str, list[str]]) -> None:
     """DNS rebinding: the name is resolved once per hop and never again; TLS is verified for the name."""
     dns["news.example.org"] = [PUBLIC]
@@ -170,6 +178,7 @@ def test_the_connection_goes_to_the_checked_address_with_the_real_name(dns: dict
     assert dns["lookups"] == ["news.example.org"]
 
 
+@needs_trafilatura
 def test_a_name_is_pinned_on_a_live_server_too(server: LocalWebServer, dns: dict[str, list[str]]) -> None:
     dns["home.example.org"] = ["127.0.0.1"]
     tb = toolbox(allow_private=True)
@@ -190,6 +199,7 @@ def test_a_name_is_pinned_on_a_live_server_too(server: LocalWebServer, dns: dict
         "file:///etc/passwd",
     ],
 )
+@needs_trafilatura
 def test_a_redirect_into_the_inside_is_refused(dns: dict[str, list[str]], target: str) -> None:
     dns["evil.example.org"] = [PUBLIC]
     dns["internal.example.org"] = ["192.168.0.10"]
@@ -199,6 +209,7 @@ def test_a_redirect_into_the_inside_is_refused(dns: dict[str, list[str]], target
     assert [str(r.url) for r in recorder.requests] == [f"http://{PUBLIC}/go"]  # the hop was never made
 
 
+@needs_trafilatura
 def test_a_redirect_to_an_invalid_url_is_refused(dns: dict[str, list[str]]) -> None:
     dns["odd.example.org"] = [PUBLIC]
     recorder = Recorder({f"http://{PUBLIC}/go": httpx.Response(302, headers={"Location": "http://[::1"})})
@@ -207,6 +218,7 @@ def test_a_redirect_to_an_invalid_url_is_refused(dns: dict[str, list[str]]) -> N
     )
 
 
+@needs_trafilatura
 def test_a_redirect_to_a_local_server_never_reaches_it(
     server: LocalWebServer, dns: dict[str, list[str]]
 ) -> None:
@@ -218,6 +230,7 @@ def test_a_redirect_to_a_local_server_never_reaches_it(
     assert server.seen == []
 
 
+@needs_trafilatura
 def test_redirect_loops_stop_at_max_redirects(server: LocalWebServer) -> None:
     server.routes["/loop"] = redirect("/loop")
     tb = toolbox(allow_private=True, max_redirects=3)
@@ -225,6 +238,7 @@ def test_redirect_loops_stop_at_max_redirects(server: LocalWebServer) -> None:
     assert server.paths() == ["/loop"] * 4
 
 
+@needs_trafilatura
 def test_blocked_and_allowed_domains_apply_to_every_hop(dns: dict[str, list[str]]) -> None:
     dns["docs.example.org"] = [PUBLIC]
     recorder = Recorder(
@@ -238,6 +252,7 @@ def test_blocked_and_allowed_domains_apply_to_every_hop(dns: dict[str, list[str]
     assert "not one of them" in error_of(toolbox(allowed_domains=["example.org"]), "https://badexample.org/")
 
 
+@needs_trafilatura
 def test_no_cookies_are_kept_between_pages(server: LocalWebServer) -> None:
     """Pinned requests go to addresses: a kept cookie would follow the IP to other sites on it."""
     server.routes["/login"] = lambda h: send(
@@ -249,6 +264,7 @@ def test_no_cookies_are_kept_between_pages(server: LocalWebServer) -> None:
     assert [s.cookie for s in server.seen] == [None, None]
 
 
+@needs_trafilatura
 def test_a_not_modified_or_other_3xx_answer_is_not_read_as_a_page(server: LocalWebServer) -> None:
     server.routes["/cached"] = lambda h: send(h, 304, b"", "text/html")
     assert "HTTP 304" in error_of(toolbox(allow_private=True), f"{server.base}/cached")
@@ -257,6 +273,7 @@ def test_a_not_modified_or_other_3xx_answer_is_not_read_as_a_page(server: LocalW
 # -- size, time, content types ---------------------------------------------------------------------
 
 
+@needs_trafilatura
 def test_a_huge_page_is_cut_and_the_download_stopped(server: LocalWebServer) -> None:
     server.routes["/huge"] = huge(server, 50_000_000)
     tb = toolbox(allow_private=True, max_page_bytes=200_000)
@@ -271,6 +288,7 @@ def test_a_huge_page_is_cut_and_the_download_stopped(server: LocalWebServer) -> 
     assert server.bytes_sent["huge"] < 20_000_000  # the server could not push the whole page
 
 
+@needs_trafilatura
 def test_a_slow_drip_page_is_cut_off_at_fetch_timeout(server: LocalWebServer) -> None:
     server.routes["/slow"] = slow(interval=0.2, count=100)  # 20 s in all; no single read ever waits 1 s
     tb = toolbox(allow_private=True, fetch_timeout=1.0)
@@ -282,6 +300,7 @@ def test_a_slow_drip_page_is_cut_off_at_fetch_timeout(server: LocalWebServer) ->
     assert "within 1 seconds" in message
 
 
+@needs_trafilatura
 @pytest.mark.parametrize("content_type", ["image/png", "application/pdf", "application/octet-stream"])
 def test_unreadable_content_types_are_a_clear_error(server: LocalWebServer, content_type: str) -> None:
     server.routes["/file"] = page(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100, content_type)
@@ -289,11 +308,13 @@ def test_unreadable_content_types_are_a_clear_error(server: LocalWebServer, cont
     assert f"is {content_type}, which fetch_page cannot read" in message
 
 
+@needs_trafilatura
 def test_binary_bytes_labelled_as_text_are_refused(server: LocalWebServer) -> None:
     server.routes["/fake-text"] = page(b"\x00\x01\x02binary", "text/plain")
     assert "binary data" in error_of(toolbox(allow_private=True), f"{server.base}/fake-text")
 
 
+@needs_trafilatura
 def test_no_network_is_a_message(dns: dict[str, list[str]]) -> None:
     dns["down.example.org"] = [PUBLIC]
 
@@ -305,6 +326,7 @@ def test_no_network_is_a_message(dns: dict[str, list[str]]) -> None:
     assert "could not connect to down.example.org" in error_of(tb, "https://down.example.org/")
 
 
+@needs_trafilatura
 def test_an_unknown_name_is_a_message() -> None:
     assert "could not resolve" in error_of(toolbox(), "https://no-such-host.invalid/")
 

@@ -15,7 +15,7 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, completion
 from ovos_plugin_manager.agents import load_chat_plugin
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
-from web_search_servers import FakeSearxng, LocalWebServer
+from web_search_servers import FakeSearxng, LocalWebServer, needs_trafilatura
 
 pytest.importorskip("ovos_openai_plugin", reason="ovos-chat-openai-plugin is installed by scripts/bootstrap")
 
@@ -62,6 +62,7 @@ def call(name: str, arguments: dict[str, object]) -> dict[str, object]:
     }
 
 
+@needs_trafilatura
 def test_the_docs_researcher_persona_searches_through_searxng(
     brain_server: FakeOpenAIServer, searxng: FakeSearxng
 ) -> None:
@@ -116,6 +117,7 @@ def test_searxng_down_is_an_observation_and_the_turn_still_answers(brain_server:
     assert "web_search failed" in observation and "cannot be reached" in observation
 
 
+@needs_trafilatura
 def test_doctor_shows_the_toolbox_its_backend_and_the_guard(
     searxng: FakeSearxng, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,6 +8,7 @@ the guard stopped before it was sent.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import threading
 import time
@@ -16,6 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
 
 ARTICLE = b"""<!doctype html><html><head><title>Lisbon trams</title><meta charset="utf-8"></head>
 <body><nav>Home | News | Contact | Login</nav>
@@ -188,3 +191,18 @@ def serve(
 ) -> Iterator[LocalWebServer]:
     with LocalWebServer(dict(routes or {})) as server:
         yield server
+
+
+def installed(package: str) -> bool:
+    """Whether ``package`` can be imported (without importing it)."""
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+# The toolbox offers fetch_page only with trafilatura (the `web` extra): without it these tests skip.
+needs_trafilatura = pytest.mark.skipif(
+    not installed("trafilatura"),
+    reason="fetch_page is offered only with trafilatura: pip install 'ovos-agentic-loop[web]'",
+)

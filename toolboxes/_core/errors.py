@@ -1,8 +1,9 @@
 """The two error types of the toolboxes: one for the model, one for the operator.
 
 - :class:`ToolCallError`: a refusal or failure the MODEL can fix by changing its call. OPM wraps it
-  in ``RuntimeError`` (``__cause__`` is this exception) and the engine shows the model the cause,
-  so the message says what to do next.
+  in ``RuntimeError`` (``__cause__`` is this exception; ``BundledToolBox.call_tool`` appends this
+  message to the wrapper's, for hosts that show only ``str(exc)``) and the engine shows the model
+  the cause, so the message says what to do next.
   Its two refinements keep the built-in type callers already catch: :class:`PathRefused` is also
   a ``PermissionError`` (a path outside the root), :class:`BadInput` also a ``ValueError`` (text
   too long, a NUL byte).
