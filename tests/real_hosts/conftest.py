@@ -8,4 +8,6 @@ import sys
 import pytest
 
 if not sys.platform.startswith("linux") or not os.path.isfile("/etc/passwd"):
-    pytest.skip("the real-host tests need Linux (/proc, process groups) and /etc/passwd", allow_module_level=True)
+    pytest.skip(
+        "the real-host tests need Linux (/proc, process groups) and /etc/passwd", allow_module_level=True
+    )

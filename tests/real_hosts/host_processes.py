@@ -13,7 +13,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -90,7 +89,9 @@ def make_home(base: Path) -> HostHome:
 class HostProcess:
     """One host started as its own process group (leader = ``pid``), output to a log file."""
 
-    def __init__(self, name: str, argv: Sequence[str], env: dict[str, str], log_dir: Path, cwd: str = "/") -> None:
+    def __init__(
+        self, name: str, argv: Sequence[str], env: dict[str, str], log_dir: Path, cwd: str = "/"
+    ) -> None:
         self.name = name
         self.log_path = log_dir / f"{name}.log"
         self._log = self.log_path.open("wb")
@@ -149,7 +150,7 @@ def _group_alive(pgid: int) -> bool:
 
 
 def wait_for(what: str, probe: Callable[[], T | None], timeout: float, host: HostProcess | None = None) -> T:
-    """Call ``probe`` until it returns something other than None; fail with the host's log after ``timeout``."""
+    """Call ``probe`` until it returns something other than None; after ``timeout``, fail with the log."""
     deadline = time.monotonic() + timeout
     while True:
         if host is not None:
@@ -220,8 +221,3 @@ def processes_with_marker(marker: str) -> set[int]:
         if marker.encode() in cmdline and pid != os.getpid():
             found.add(pid)
     return found
-
-
-def python() -> str:
-    """The interpreter of this test run (the venv with our packages)."""
-    return sys.executable

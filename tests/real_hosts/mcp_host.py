@@ -1,7 +1,7 @@
 """A program that uses our engine the way a host does, then ends: ``mcp_host.py PERSONA MODE``.
 
 It builds the persona's engine (ovos-persona's way: the handler's class with its section), prints
-one JSON line (the tools it got, its own child processes), then, by MODE:
+one JSON line (the tools it got), then, by MODE:
   ``shutdown``: calls ``engine.shutdown()`` and exits; exit code 5 if the engine has none;
   ``exit``:     just exits, as a host that never closes anything does.
 The test then looks for any process the engine's toolboxes started that outlived this program.
@@ -10,7 +10,6 @@ The test then looks for any process the engine's toolboxes started that outlived
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -19,26 +18,11 @@ from ovos_agentic_loop.personas import Persona, build_engine
 NO_SHUTDOWN = 5
 
 
-def own_children() -> list[int]:
-    me = os.getpid()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(")") + 2 :].split()
-            if int(fields[1]) == me and fields[0] not in ("Z", "X"):
-                found.append(int(entry.name))
-    return sorted(found)
-
-
 def main(persona_path: str, mode: str) -> int:
     data = json.loads(Path(persona_path).read_text())
     engine = build_engine(Persona(persona_path, data))
     tools = sorted(name for toolbox in engine.toolboxes for name in toolbox.tools)
-    print(json.dumps({"tools": tools, "children": own_children()}), flush=True)
+    print(json.dumps({"tools": tools}), flush=True)
     if mode == "shutdown":
         shutdown = getattr(engine, "shutdown", None)
         if shutdown is None:

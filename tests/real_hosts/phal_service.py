@@ -25,7 +25,9 @@ def main() -> int:
         return 2
     plugins = find_phal_plugins()
     if PLUGIN not in plugins:
-        print(f"phal-service: {PLUGIN} is not installed (found {sorted(plugins)})", file=sys.stderr, flush=True)
+        print(
+            f"phal-service: {PLUGIN} is not installed (found {sorted(plugins)})", file=sys.stderr, flush=True
+        )
         return 3
     config = Configuration().get("PHAL", {}).get(PLUGIN, {})
     plugins[PLUGIN](bus=bus, config=config)

@@ -10,6 +10,7 @@ marked process is killed by its PID when the test ends, whatever the outcome.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -29,10 +30,10 @@ pytest.importorskip(
     reason="ovos-tool-adapters is not installed: pip install --pre 'ovos-tool-adapters[mcp]>=0.1.10a2'",
 )
 
-from fake_openai_server import FakeOpenAIServer, answer  # noqa: E402
-from host_processes import make_home, processes_with_marker  # noqa: E402
+from fake_openai_server import FakeOpenAIServer, answer
+from host_processes import make_home, processes_with_marker
 
-from ovos_agentic_loop.engine import AgentLoopEngine  # noqa: E402
+from ovos_agentic_loop.engine import AgentLoopEngine
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -59,10 +60,8 @@ def marker() -> Iterator[str]:
     word = f"never-speaks-mcp-{uuid.uuid4().hex}"
     yield word
     for pid in processes_with_marker(word):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def persona(marker: str, brain_url: str = "http://127.0.0.1:9/v1") -> dict[str, Any]:

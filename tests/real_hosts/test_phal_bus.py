@@ -29,7 +29,7 @@ pytest.importorskip(
 )
 pytest.importorskip("ovos_bus_client", reason="ovos-bus-client is not installed: pip install ovos-bus-client")
 
-from host_processes import (  # noqa: E402
+from host_processes import (
     LOCALHOST,
     PRIVATE_TEXT,
     SHARED_TEXT,
@@ -41,7 +41,7 @@ from host_processes import (  # noqa: E402
     wait_for,
     wait_for_port,
 )
-from ovos_bus_client import Message, MessageBusClient  # noqa: E402
+from ovos_bus_client import Message, MessageBusClient
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -83,7 +83,12 @@ def device(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Device]:
         wait_for_port(port, bus)
         phal = HostProcess("phal-service", [sys.executable, str(SERVICE)], home.env, base)
         started.append(phal)
-        wait_for("the PHAL service ready", lambda: True if "phal-service: ready" in phal.log_tail() else None, 45, phal)
+        wait_for(
+            "the PHAL service ready",
+            lambda: True if "phal-service: ready" in phal.log_tail() else None,
+            45,
+            phal,
+        )
         client = MessageBusClient(host=LOCALHOST, port=port, route="/core")
         client.run_in_thread()
         assert client.connected_event.wait(15), "the test's bus client did not connect"
@@ -107,7 +112,9 @@ def reason_in(reply: dict[str, Any]) -> str:
 
 def assert_nothing_leaked(reply: dict[str, Any]) -> None:
     text = json.dumps(reply)
-    assert "root:" not in text and PRIVATE_TEXT.strip() not in text, f"file content reached the caller: {reply}"
+    assert "root:" not in text and PRIVATE_TEXT.strip() not in text, (
+        f"file content reached the caller: {reply}"
+    )
 
 
 # Each path a bus caller might try, and the reason it must be told.
@@ -154,11 +161,14 @@ def test_the_projects_own_folder_is_served_not_the_services_working_folder(devic
 
 def test_opms_toolbox_topics_refuse_with_the_reason(device: Device) -> None:
     """``ToolBox.bind(bus)`` (OPM) answers these topics itself, beside the PHAL plugin's."""
-    per_toolbox = device.ask(f"ovos.persona.tools.{FILES}.call", {"name": "read_file", "kwargs": {"path": "/etc/passwd"}})
+    per_toolbox = device.ask(
+        f"ovos.persona.tools.{FILES}.call", {"name": "read_file", "kwargs": {"path": "/etc/passwd"}}
+    )
     assert_nothing_leaked(per_toolbox)
     assert "is outside the allowed folder" in reason_in(per_toolbox), per_toolbox
     static = device.ask(
-        "ovos.persona.tools.call", {"toolbox_id": FILES, "name": "read_file", "kwargs": {"path": "../../etc/passwd"}}
+        "ovos.persona.tools.call",
+        {"toolbox_id": FILES, "name": "read_file", "kwargs": {"path": "../../etc/passwd"}},
     )
     assert_nothing_leaked(static)
     assert "is outside the allowed folder" in reason_in(static), static
@@ -191,11 +201,16 @@ def test_a_refusal_is_one_info_line_from_the_toolbox(device: Device) -> None:
 
 def test_every_toolbox_of_ours_that_serves_nothing_says_so_in_the_host_log(device: Device) -> None:
     served = {tool["toolbox_id"] for tool in device.ask("ovos.tools.list")["tools"]}
-    ours = {ep.name for ep in entry_points(group="opm.agents.toolbox") if ep.value.startswith("ovos_agentic_loop")}
+    ours = {
+        ep.name for ep in entry_points(group="opm.agents.toolbox") if ep.value.startswith("ovos_agentic_loop")
+    }
     assert FILES in ours
     log = device.phal.log_tail(200_000)
     for toolbox_id in sorted(ours - served):
-        assert re.search(rf" - WARNING - {re.escape(toolbox_id)}: serves ZERO tools: \S", log), (toolbox_id, log)
+        assert re.search(rf" - WARNING - {re.escape(toolbox_id)}: serves ZERO tools: \S", log), (
+            toolbox_id,
+            log,
+        )
 
 
 def test_the_hosts_are_still_up_and_started_no_stray_process(device: Device) -> None:

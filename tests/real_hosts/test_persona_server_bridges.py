@@ -1,14 +1,17 @@
-"""Our toolboxes behind a real ovos-persona-server 0.18, over its UTCP bridge (issue 22).
+"""Our toolboxes behind a real ovos-persona-server 0.18, over its UTCP and MCP bridges (issue 22).
 
 persona-server's bridges serve EVERY installed toolbox, whatever the persona lists, and build each
 with the persona's section for it or, lacking one, the whole persona JSON. The server here runs as
 a user would start it: from ``/``, a persona with no toolbox sections, a home folder with a private
 file; bound to 127.0.0.1 on a free port, stopped by its PID. An HTTP caller aims ``POST
-/tools/read_file`` at system and home files: each is refused, and the response says why.
+/tools/read_file`` at system and home files: each is refused, and the response says why. The MCP
+bridge (``--mcp``, when fastmcp is installed) is asked the same through the mcp SDK's client.
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import json
 import sys
 from collections.abc import Iterator
@@ -37,6 +40,15 @@ from host_processes import (  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
+#: The MCP bridge needs persona-server's [mcp] extra (fastmcp) and, to call it, the mcp SDK.
+HAS_MCP_BRIDGE = all(importlib.util.find_spec(name) is not None for name in ("fastmcp", "mcp"))
+needs_mcp_bridge = pytest.mark.skipif(
+    not HAS_MCP_BRIDGE,
+    reason="persona-server's MCP bridge needs fastmcp and the mcp SDK: "
+    "pip install 'fastmcp>=4.1.1' 'mcp>=2.3'",
+)
+MCP_CALL_TIMEOUT = 30
+
 #: A persona with nothing for any toolbox: what a user who only wants a chat endpoint writes.
 PERSONA = {"name": "host-test", "handlers": ["ovos-solver-failure-plugin"]}
 #: What persona-server says on its own for a failure (500) and bad input (422); the reason follows.
@@ -62,6 +74,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     persona.write_text(json.dumps(PERSONA))
     port = free_port()
     argv = [sys.executable, "-m", "ovos_persona_server", "--persona", str(persona), "--host", LOCALHOST]
+    if HAS_MCP_BRIDGE:
+        argv.append("--mcp")
     process = HostProcess("ovos-persona-server", [*argv, "--port", str(port)], home.env, base)
     try:
         wait_for_port(port, process, timeout=60)
@@ -147,7 +161,45 @@ def test_a_refusal_is_one_info_line_in_the_server_log(server: Server) -> None:
     log = server.process.log_tail(200_000)
     ours = [line for line in log.splitlines() if "read_file" in line and "'../../etc/passwd'" in line]
     assert ours and all(" - INFO - " in line and "refused" in line for line in ours), log[-4000:]
-    assert "Traceback" not in log, log[-4000:]  # persona-server logs nothing more; we must not either
+    # No traceback through our code: persona-server logs none for UTCP, and our toolbox must not either.
+    frames = [line for line in log.splitlines() if line.lstrip().startswith('File "') and "toolboxes" in line]
+    assert frames == [], log[-4000:]
+
+
+def mcp_calls(server: Server, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[Any]]:
+    """The MCP bridge's tool names, and the result of each call, over streamable HTTP (bounded)."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def session() -> tuple[list[str], list[Any]]:
+        async with (
+            streamable_http_client(f"{server.base_url}/mcp") as streams,
+            ClientSession(streams[0], streams[1]) as client,
+        ):
+            await client.initialize()
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            return names, [await client.call_tool(name, args) for name, args in calls]
+
+    async def bounded() -> tuple[list[str], list[Any]]:
+        return await asyncio.wait_for(session(), MCP_CALL_TIMEOUT)
+
+    return asyncio.run(bounded())
+
+
+@needs_mcp_bridge
+def test_the_mcp_bridge_refuses_with_the_reason_and_serves_the_projects_folder(server: Server) -> None:
+    paths = [*sorted(ESCAPES), str(server.home.private_file)]
+    names, results = mcp_calls(server, [("read_file", {"path": path}) for path in [*paths, "notes.txt"]])
+    assert "read_file" in names, names
+    *refused, served = results
+    for path, result in zip(paths, refused, strict=True):
+        text = " ".join(getattr(block, "text", "") for block in result.content)
+        assert result.is_error, (path, text)
+        assert "root:" not in text and PRIVATE_TEXT.strip() not in text, (path, text)
+        reason = text.partition("' in ToolBox 'ovos-filesystem-tools'")[2].lstrip(": ")
+        assert ESCAPES.get(path, "is outside the allowed folder") in reason, (path, text)
+    served_text = " ".join(getattr(block, "text", "") for block in served.content)
+    assert not served.is_error and json.loads(served_text)["content"] == SHARED_TEXT, served_text
 
 
 def test_the_server_is_still_up_and_started_no_stray_process(server: Server) -> None:
