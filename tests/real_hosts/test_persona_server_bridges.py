@@ -11,7 +11,7 @@ bridge (``--mcp``, when fastmcp is installed) is asked the same through the mcp 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import importlib
 import json
 import sys
 from collections.abc import Iterator
@@ -40,8 +40,18 @@ from host_processes import (  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
+
+def _importable(*names: str) -> bool:
+    try:
+        for name in names:
+            importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
 #: The MCP bridge needs persona-server's [mcp] extra (fastmcp) and, to call it, the mcp SDK.
-HAS_MCP_BRIDGE = all(importlib.util.find_spec(name) is not None for name in ("fastmcp", "mcp"))
+HAS_MCP_BRIDGE = _importable("fastmcp", "mcp.client.streamable_http")
 needs_mcp_bridge = pytest.mark.skipif(
     not HAS_MCP_BRIDGE,
     reason="persona-server's MCP bridge needs fastmcp and the mcp SDK: "
