@@ -117,21 +117,20 @@ def workdir(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return tmp_path, home.env
 
 
-def test_the_premise_the_adapter_alone_leaves_the_hung_server_behind(
+def test_the_premise_a_process_left_behind_is_found(
     marker: str, workdir: tuple[Path, dict[str, str]]
 ) -> None:
-    """A program that builds ovos-mcp-toolbox itself (no engine) and ends: the server outlives it.
-
-    So the marker finds a real leftover, and the tests below can fail."""
+    """A program that starts the marked command in its own session and ends without stopping it:
+    the search finds the orphan, so the tests below fail when the engine leaves the server behind."""
     folder, env = workdir
-    section = persona(marker)["ovos-react-loop"]["ovos-mcp-toolbox"]
     program = (
-        "import json, sys; from ovos_tool_adapters.mcp import MCPToolBox; "
-        "print(len(MCPToolBox(config=json.loads(sys.argv[1])).tools))"
+        "import subprocess, sys; "
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', sys.argv[1]], "
+        "start_new_session=True)"
     )
-    done = run_program([sys.executable, "-c", program, json.dumps(section)], env, folder)
-    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "0", (done.stdout, done.stderr[-3000:])
-    assert processes_with_marker(marker), "the never-answering MCP server did not start, or did not stay"
+    done = run_program([sys.executable, "-c", program, marker], env, folder)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert leftovers(marker), "an orphaned process was not found by its marker"
 
 
 @needs_lifecycle
