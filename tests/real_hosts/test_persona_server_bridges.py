@@ -11,11 +11,13 @@ bridge (``--mcp``, when fastmcp is installed) is asked the same through the mcp 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -76,14 +78,14 @@ class Server:
         return self.http.post(f"/tools/{tool}", json=args)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    base = tmp_path_factory.mktemp("persona-server")
+@contextlib.contextmanager
+def running_server(base: Path, persona: dict[str, Any]) -> Iterator[Server]:
+    """ovos-persona-server serving ``persona`` from ``/`` on 127.0.0.1 (with ``--mcp`` when it can)."""
     home = make_home(base)
-    persona = base / "persona.json"
-    persona.write_text(json.dumps(PERSONA))
+    path = base / "persona.json"
+    path.write_text(json.dumps(persona))
     port = free_port()
-    argv = [sys.executable, "-m", "ovos_persona_server", "--persona", str(persona), "--host", LOCALHOST]
+    argv = [sys.executable, "-m", "ovos_persona_server", "--persona", str(path), "--host", LOCALHOST]
     if HAS_MCP_BRIDGE:
         argv.append("--mcp")
     process = HostProcess("ovos-persona-server", [*argv, "--port", str(port)], home.env, base)
@@ -94,6 +96,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             yield Server(home, process, http, base_url)
     finally:
         process.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running_server(tmp_path_factory.mktemp("persona-server"), PERSONA) as started:
+        yield started
 
 
 def reason_in(response: Any, status: int) -> str:
@@ -215,3 +223,24 @@ def test_the_mcp_bridge_refuses_with_the_reason_and_serves_the_projects_folder(s
 def test_the_server_is_still_up_and_started_no_stray_process(server: Server) -> None:
     server.process.require_running()
     assert descendants(server.process.pid) == set()
+
+
+def test_the_readmes_top_level_section_confines_the_toolbox_to_its_folder(tmp_path: Path) -> None:
+    """The README's persona shape for persona-server: the toolbox's section at the persona's top level."""
+    chosen = tmp_path / "assistant-files"
+    chosen.mkdir()
+    (chosen / "todo.txt").write_text("chosen folder\n")
+    persona = {
+        **PERSONA,
+        "ovos-filesystem-tools": {"root_path": str(chosen)},
+        "ovos-shell-tools": {"allow_shell": False},
+    }
+    with running_server(tmp_path / "server", persona) as confined:
+        read = confined.call("read_file", path="todo.txt")
+        assert read.status_code == 200 and read.json()["content"] == "chosen folder\n", read.text
+        assert "file 'notes.txt' does not exist" in reason_in(
+            confined.call("read_file", path="notes.txt"), 500
+        )
+        escape = confined.call("read_file", path="../server/home/private.txt")
+        assert_nothing_leaked(escape)
+        assert "is outside the allowed folder" in reason_in(escape, 500), escape.text

@@ -9,6 +9,7 @@ stopped by their PID (process group) whatever happens.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -69,12 +70,16 @@ class Device:
         return self.ask("ovos.tools.invoke", {"name": name, "args": args})
 
 
-@pytest.fixture(scope="module")
-def device(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Device]:
-    base = tmp_path_factory.mktemp("phal-device")
+@contextlib.contextmanager
+def running_device(base: Path, tools_section: dict[str, Any]) -> Iterator[Device]:
+    """A messagebus and the PHAL service, both from ``/``; ``tools_section`` is
+    ``PHAL.ovos-phal-plugin-tools`` in mycroft.conf (``{}``: no toolbox config at all)."""
     home = make_home(base)
     port = free_port()
-    home.write_mycroft_conf({"websocket": {"host": LOCALHOST, "port": port, "route": "/core", "ssl": False}})
+    config: dict[str, Any] = {"websocket": {"host": LOCALHOST, "port": port, "route": "/core", "ssl": False}}
+    if tools_section:
+        config["PHAL"] = {"ovos-phal-plugin-tools": tools_section}
+    home.write_mycroft_conf(config)
     started: list[HostProcess] = []
     client: MessageBusClient | None = None
     try:
@@ -98,6 +103,12 @@ def device(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Device]:
             client.close()
         for host in reversed(started):
             host.stop()
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Device]:
+    with running_device(tmp_path_factory.mktemp("phal-device"), {}) as started:
+        yield started
 
 
 def reason_in(reply: dict[str, Any]) -> str:
@@ -217,3 +228,23 @@ def test_the_hosts_are_still_up_and_started_no_stray_process(device: Device) -> 
     device.bus.require_running()
     device.phal.require_running()
     assert descendants(device.phal.pid) == set()  # no toolbox left a child running
+
+
+def test_the_readmes_phal_config_confines_the_toolbox_to_its_folder(tmp_path: Path) -> None:
+    """The README's mycroft.conf (``PHAL.ovos-phal-plugin-tools.<toolbox>``) reaches our toolbox."""
+    chosen = tmp_path / "assistant-files"
+    chosen.mkdir()
+    (chosen / "todo.txt").write_text("chosen folder\n")
+    section = {FILES: {"root_path": str(chosen), "allow_write": False}, SHELL: {"allow_shell": False}}
+    with running_device(tmp_path / "device", section) as confined:
+        assert (
+            confined.invoke("read_file", path="todo.txt").get("result", {}).get("content")
+            == "chosen folder\n"
+        )
+        # Not the default folder any more: its notes.txt is not there.
+        assert "file 'notes.txt' does not exist" in reason_in(confined.invoke("read_file", path="notes.txt"))
+        escape = confined.invoke("read_file", path="../device/home/private.txt")
+        assert_nothing_leaked(escape)
+        assert "is outside the allowed folder" in reason_in(escape), escape
+        assert "allow_write is off" in reason_in(confined.invoke("write_file", path="x.txt", content="x"))
+        assert not (chosen / "x.txt").exists()
