@@ -33,17 +33,7 @@ pytest.importorskip(
 from fake_openai_server import FakeOpenAIServer, answer
 from host_processes import make_home, processes_with_marker
 
-from ovos_agentic_loop.engine import AgentLoopEngine
-
 pytestmark = pytest.mark.timeout(120)
-
-#: On a branch without the engine's lifecycle these fail: that is the finding, not a broken test.
-needs_lifecycle = pytest.mark.xfail(
-    not hasattr(AgentLoopEngine, "shutdown"),
-    strict=False,
-    reason="the engine has no lifecycle here: AgentLoopEngine.shutdown() (close every toolbox it built, "
-    "stop the child processes they left, also at interpreter exit) is missing on this branch",
-)
 
 HOST = Path(__file__).resolve().parent / "mcp_host.py"
 #: The adapter's own handshake timeout, in seconds; the program must end soon after it.
@@ -133,7 +123,6 @@ def test_the_premise_a_process_left_behind_is_found(
     assert leftovers(marker), "an orphaned process was not found by its marker"
 
 
-@needs_lifecycle
 @pytest.mark.parametrize("mode", ["shutdown", "exit"])
 def test_a_program_using_the_engine_leaves_no_mcp_server_behind(
     mode: str, marker: str, workdir: tuple[Path, dict[str, str]]
@@ -151,7 +140,6 @@ def test_a_program_using_the_engine_leaves_no_mcp_server_behind(
     assert took < MCP_TIMEOUT + 30, f"{mode}: the program took {took:.1f} s to end"
 
 
-@needs_lifecycle
 def test_the_cli_exits_with_no_mcp_server_left(marker: str, workdir: tuple[Path, dict[str, str]]) -> None:
     """The issue's own case: ``ovos-agentic-loop chat`` on a persona whose MCP command never answers."""
     folder, env = workdir
