@@ -182,3 +182,31 @@ def test_the_loops_observation_of_a_refusal_is_unchanged(service_in_root: Path) 
     seen = [m.content for m in brain.calls[1].messages if m.role == MessageRole.TOOL][-1]
     assert seen.startswith("Error: read_file failed: PathRefused: path '/etc/passwd' is outside the allowed")
     assert seen.count("outside the allowed folder") == 1 and "Tool execution failed" not in seen
+
+
+def test_a_whole_persona_handed_over_uses_the_toolboxs_own_section(tmp_path: Path, ovos_log: Any) -> None:
+    """ovos-persona-server builds a toolbox without a top-level section with the whole persona JSON
+    (issue 22, finding 5: "unknown config keys ['handlers', 'name', 'ovos-react-loop']")."""
+    (tmp_path / "notes.txt").write_text("kept here\n")
+    persona = {
+        "name": "files-helper",
+        "handlers": ["ovos-react-loop"],
+        "ovos-react-loop": {
+            "toolboxes": ["ovos-filesystem-tools"],
+            "ovos-filesystem-tools": {"root_path": str(tmp_path)},
+        },
+    }
+    toolbox = find_toolbox_plugins()["ovos-filesystem-tools"](config=persona, bus=None)
+    assert "kept here" in str(toolbox.call_tool("read_file", {"path": "notes.txt"}))
+    assert not [m for m in ovos_log.at("warning") if "unknown config keys" in m]
+    assert any(
+        "the whole persona 'files-helper'" in m and "'ovos-react-loop' section" in m
+        for m in ovos_log.at("info")
+    )
+
+
+def test_a_whole_persona_without_a_section_gives_the_defaults_quietly(ovos_log: Any) -> None:
+    persona = {"name": "chatty", "handlers": ["ovos-react-loop"], "ovos-react-loop": {}}
+    toolbox = find_toolbox_plugins()["ovos-math-tools"](config=persona, bus=None)
+    assert toolbox.tools
+    assert not [m for m in ovos_log.at("warning") if "unknown config keys" in m]

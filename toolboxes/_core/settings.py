@@ -10,6 +10,7 @@ BEFORE ``ToolBox.__init__``, which swallows exceptions raised while discovering 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
 from ovos_utils.log import LOG
@@ -56,6 +57,7 @@ S = TypeVar("S", bound=ToolboxSettings)
 
 def parse_settings(model: type[S], toolbox_id: str, config: Any) -> S:
     """``config`` parsed into ``model``; a :class:`ToolboxConfigError` naming the key otherwise."""
+    config = _own_section(toolbox_id, config)
     with config_errors(toolbox_id, ToolboxConfigError):
         settings = model.model_validate(require_mapping(config, what="its config section"))
     unknown = sorted(set(settings.model_extra or {}) - model.ignored_keys)
@@ -63,6 +65,29 @@ def parse_settings(model: type[S], toolbox_id: str, config: Any) -> S:
         known = ", ".join(sorted(model.model_fields))
         LOG.warning(f"{toolbox_id}: unknown config keys {unknown} are ignored (known keys: {known})")
     return settings
+
+
+def _own_section(toolbox_id: str, config: Any) -> Any:
+    """The toolbox's section when a host handed over a whole persona instead.
+
+    ovos-persona-server builds a toolbox with the persona's top-level section of that name and,
+    when there is none, with the whole persona JSON (its ``handlers``, ``name``, ...). Our section
+    is then looked for at the top level, then inside each handler's section, as the loop does.
+    """
+    if not isinstance(config, Mapping) or not isinstance(config.get("handlers"), list):
+        return config
+    persona = str(config.get("name") or "a persona")
+    places = [(config, "its top level")] + [
+        (config.get(h), f"the {h!r} section") for h in config["handlers"] if isinstance(h, str)
+    ]
+    for place, where in places:
+        if isinstance(place, Mapping) and toolbox_id in place:
+            LOG.info(
+                f"{toolbox_id}: was handed the whole persona {persona!r}; using its section from {where}"
+            )
+            return place[toolbox_id]
+    LOG.info(f"{toolbox_id}: was handed the whole persona {persona!r}, which has no section for it: defaults")
+    return {}
 
 
 class ProcessSettings(ToolboxSettings):
