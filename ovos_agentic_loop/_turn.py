@@ -58,6 +58,7 @@ from ovos_agentic_loop._protocol import (
 )
 from ovos_agentic_loop._reactions.repeats import CallHistory, signature
 from ovos_agentic_loop._reactions.table import Reactions
+from ovos_agentic_loop._reactions.text import known_numbers
 from ovos_agentic_loop._reactions.unstated import ResultValues, unstated_message
 from ovos_agentic_loop._reactions.view import TurnView, latest_values
 from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
@@ -358,16 +359,18 @@ class Turn:
         return self._finish(self._grounded(answer, reason), reason)
 
     def _grounded(self, answer: str, reason: str) -> str:
-        """A forced answer that states none of the latest results (or is no answer at all) gets
-        them said plainly: the user hears the result, not a guess or only an apology."""
+        """A forced answer that is no answer, or holds a number the results contradict (a wrong or
+        mangled value), gets the latest results said plainly: the user hears the result, not a
+        guess or only an apology. An answer without numbers ("Shakespeare wrote it.") stands."""
         texts = latest_values(self.view())
         values = ResultValues.of(texts)
         if not answer:
-            answer = (
+            apology = (
                 out_of_steps(self.setup.config.max_iterations) if reason == "max_iterations" else NO_ANSWER
             )
-        if values is not None and not values.stated_in(answer, self.lang):
-            self._emit("notice", message="the forced answer states no result; the loop says it")
+            return apology if values is None else f"{apology} {plain_result(texts)}"
+        if values is not None and values.contradicted_by(answer, known_numbers(self.transcript), self.lang):
+            self._emit("notice", message="the forced answer contradicts the results; the loop says them")
             return f"{answer} {plain_result(texts)}"
         return answer
 

@@ -71,6 +71,15 @@ class ResultValues:
         }
         return cls(frozenset(values), frozenset(words)) if values or words else None
 
+    def contradicted_by(self, answer: str, known: set[float], lang: str | None = None) -> bool:
+        """``answer`` states none of these values but holds a number the conversation does not
+        (``known``): a wrong or mangled result ("It is 12.", "thirty-five twenty-five"), not an
+        answer that simply needed no number ("William Shakespeare wrote it.")."""
+        if self.stated_in(answer, lang):
+            return False
+        spoken = numbers(answer) + numbers(_digits(answer, lang))
+        return any(not grounded(n, known | self.numbers) for n in spoken)
+
     def stated_in(self, answer: str, lang: str | None = None) -> bool:
         if any(grounded(n, self.numbers) for n in numbers(answer)):
             return True

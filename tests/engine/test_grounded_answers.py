@@ -63,3 +63,14 @@ def test_in_another_language_the_number_in_words_is_read_in_that_language() -> N
     engine = engine_with(brain, maths())
     answer = engine.continue_chat(user("cuanto es dos por veintiuno"), lang="es-ES")
     assert answer.content == "Son cuarenta y dos."
+
+
+def test_an_answer_that_needs_no_number_is_not_given_an_unrelated_result() -> None:
+    """Seen in the spoken suite: a knowledge question whose forced answer was right got a clock
+    result appended ("William Shakespeare wrote Romeo and Juliet. The result was: 2026-12-01...")."""
+    clock = find_toolbox_plugins()["ovos-clock-tools"](config={"timezone": "UTC"})
+    now = tool_call("get_current_datetime", timezone="UTC")
+    brain = ScriptedBrain([now, now, now, "William Shakespeare wrote Romeo and Juliet."])
+    engine = engine_with(brain, [clock])
+    answer = engine.continue_chat(user("who wrote romeo and juliet"))
+    assert answer.content == "William Shakespeare wrote Romeo and Juliet."
