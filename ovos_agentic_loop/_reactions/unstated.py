@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from ovos_agentic_loop._decisions import Nudge, Response
+from ovos_agentic_loop._log import ovos_logger
 from ovos_agentic_loop._reactions.base import Reaction
 from ovos_agentic_loop._reactions.text import grounded, numbers
 from ovos_agentic_loop._reactions.view import TurnView
@@ -96,7 +97,10 @@ def _digits(answer: str, lang: str | None) -> str:
         from ovos_number_parser import numbers_to_digits
 
         return str(numbers_to_digits(answer, lang=(lang or "en").split("-")[0]))
-    except Exception:  # noqa: BLE001 - a language it lacks, or a parser error: no spelled numbers then
+    except Exception as exc:  # noqa: BLE001 - a language it lacks, or a parser error: no spelled numbers then
+        ovos_logger(__name__).debug(
+            f"numbers in words not read ({lang or 'en'}): {type(exc).__name__}: {exc}"
+        )
         return answer
 
 
