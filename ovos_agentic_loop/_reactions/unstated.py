@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ovos_agentic_loop._decisions import Nudge, Response
 from ovos_agentic_loop._log import ovos_logger
@@ -90,9 +91,11 @@ class ResultValues:
         return spelled != answer and any(grounded(n, self.numbers) for n in numbers(spelled))
 
 
+@lru_cache(maxsize=32)
 def _digits(answer: str, lang: str | None) -> str:
     """``answer`` with numbers written as words turned into digits ("three hundred fifty-two point
-    five" -> 352.5), by the OVOS ecosystem's own multilingual parser; imported only when needed."""
+    five" -> 352.5), by the OVOS ecosystem's own multilingual parser; imported only when needed.
+    Cached: one answer is read by ``stated_in`` and then ``contradicted_by``."""
     try:
         from ovos_number_parser import numbers_to_digits
 
