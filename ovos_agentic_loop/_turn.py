@@ -47,6 +47,7 @@ from ovos_agentic_loop._endings import (
     out_of_time,
     plain_result,
 )
+from ovos_agentic_loop._language import answer_language_line
 from ovos_agentic_loop._observations import Status, ToolOutcome, not_run_again, run_calls
 from ovos_agentic_loop._protocol import (
     NATIVE_GUIDANCE,
@@ -499,7 +500,11 @@ class Turn:
         return self._finish(answer, reason)
 
     def persona_instructions(self) -> list[str]:
-        return persona_instructions(self.incoming, self.setup.config.system_prompt)
+        """The caller's and persona's instructions, then (for a session in another language than
+        English) the line asking for the answer in it: every path's system prompt starts here."""
+        parts = persona_instructions(self.incoming, self.setup.config.system_prompt)
+        language = answer_language_line(self.lang)
+        return [*parts, language] if language else parts
 
     def for_brain(self, messages: list[AgentMessage]) -> list[AgentMessage]:
         """``messages`` as this brain takes them (the system message folded in for one that drops it)."""
