@@ -14,7 +14,8 @@ from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
 
 @pytest.mark.parametrize(
-    ("lang", "name"), [("es-ES", "Spanish"), ("pt-PT", "Portuguese"), ("de", "German"), ("pt_BR", "Portuguese")]
+    ("lang", "name"),
+    [("es-ES", "Spanish"), ("pt-PT", "Portuguese"), ("de", "German"), ("pt_BR", "Portuguese")],
 )
 def test_a_session_in_another_language_is_asked_for_the_answer_in_it(
     demo_tools: DemoToolBox, lang: str, name: str
@@ -28,7 +29,9 @@ def test_a_session_in_another_language_is_asked_for_the_answer_in_it(
 
 
 @pytest.mark.parametrize("lang", [None, "en-US", "en", "xx-YY", "  "])
-def test_english_unknown_or_no_language_leaves_the_prompt_as_it_was(demo_tools: DemoToolBox, lang: str | None) -> None:
+def test_english_unknown_or_no_language_leaves_the_prompt_as_it_was(
+    demo_tools: DemoToolBox, lang: str | None
+) -> None:
     brain = ScriptedBrain(["Hi."])
     engine_with(brain, [demo_tools], system_prompt="You are Ana.").continue_chat(user("hi"), lang=lang)
     assert brain.calls[0].messages[0].content == f"You are Ana.\n\n{NATIVE_GUIDANCE}"
