@@ -14,13 +14,20 @@ from ovos_agentic_loop._decisions import MakeCall, Response
 from ovos_agentic_loop._reactions.base import Reaction
 from ovos_agentic_loop._reactions.view import TurnView
 
-__all__ = ["UnreadFile", "unread_file"]
+__all__ = ["UnreadFile", "named_files", "unread_file"]
 
+_EXTENSIONS = r"(?:txt|csv|json|log|md|ya?ml|xml|ini|cfg|conf|toml|tsv|html?)"
 # A file named in a question: notes.txt, data/numbers.csv, logs/app.log.
-_FILE_NAME = re.compile(
-    r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.(?:txt|csv|json|log|md|ya?ml|xml|ini|cfg|conf|toml|tsv|html?))\b",
-    re.IGNORECASE,
-)
+_FILE_NAME = re.compile(rf"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.{_EXTENSIONS})\b", re.IGNORECASE)
+# The same name as speech-to-text writes it: "expenses dot csv" is expenses.csv (the spoken suite
+# asks every file question so, and the made-up answers to them went unnoticed).
+_SPOKEN_FILE_NAME = re.compile(rf"(?<![\w/.-])([\w-]+) dot ({_EXTENSIONS})\b", re.IGNORECASE)
+
+
+def named_files(question: str) -> list[str]:
+    """The file names ``question`` holds, written or spoken."""
+    written = _SPOKEN_FILE_NAME.sub(r"\1.\2", question)
+    return _FILE_NAME.findall(written)
 
 
 def unread_file(view: TurnView) -> tuple[str, str] | None:
@@ -28,7 +35,7 @@ def unread_file(view: TurnView) -> tuple[str, str] | None:
     reader = view.reader
     if reader is None:
         return None
-    for name in _FILE_NAME.findall(view.question):
+    for name in named_files(view.question):
         if name.rsplit("/", 1)[-1] not in view.call_arguments:
             return reader, name
     return None

@@ -85,3 +85,31 @@ def test_a_stream_says_only_the_answer_after_reading(
     assert list(engine.stream_sentences(user("What is the budget in notes.txt?"))) == [
         "The budget is 4200 euros."
     ]
+
+
+def test_a_file_named_as_speech_to_text_writes_it_is_read_too(tmp_path: Path) -> None:
+    """Seen on the spoken suite: "whats the total of the amounts in expenses dot csv" answered with
+    a sum of invented amounts (the calculator called, the file never read)."""
+    (tmp_path / "expenses.csv").write_text("item,amount\nrent,950\npower,64.5\n")
+    plugins = find_toolbox_plugins()
+    boxes = [
+        plugins["ovos-filesystem-tools"](config={"root_path": str(tmp_path)}),
+        plugins["ovos-math-tools"](config={}),
+    ]
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="100 + 250"),
+            "The total of the amounts in expenses.csv is 350.",
+            # the loop reads expenses.csv itself; with the amounts in front of it the model sums them
+            tool_call("evaluate_expression", expression="950 + 64.5"),
+            "The total is 1014.5.",
+        ]
+    )
+    answer = engine_with(brain, boxes).continue_chat(
+        user("whats the total of the amounts in expenses dot csv")
+    )
+    assert answer.content == "The total is 1014.5."
+    made = brain.calls[2].messages[-2]
+    assert made.tool_calls[0].name == "read_file" and made.tool_calls[0].arguments == {"path": "expenses.csv"}
+    assert "rent,950" in brain.calls[2].last.content
+    brain.assert_complete()
