@@ -9,6 +9,7 @@ from ovos_agentic_loop._decisions import Response
 from ovos_agentic_loop._reactions.arithmetic import HeadArithmetic
 from ovos_agentic_loop._reactions.base import Reaction
 from ovos_agentic_loop._reactions.described import AnnouncedStep, DescribedCall, DescribedWithArguments
+from ovos_agentic_loop._reactions.placeholder import Placeholder
 from ovos_agentic_loop._reactions.unread import UnreadFile
 from ovos_agentic_loop._reactions.unstated import UnstatedResult
 from ovos_agentic_loop._reactions.view import TurnView
@@ -21,6 +22,7 @@ REACTIONS: tuple[Reaction, ...] = (
     DescribedWithArguments(),
     DescribedCall(),
     UnreadFile(),
+    Placeholder(),
     HeadArithmetic(),
     UnstatedResult(),
 )

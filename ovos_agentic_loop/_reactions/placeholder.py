@@ -1,0 +1,51 @@
+"""A placeholder answer: the answer holds a template slot where a value belongs ("Your user name is
+<user-name>.", "The host is called [hostname].", "It is {time} now.").
+
+Seen on the spoken suite with the full tool set: asked for the user name, the bundled model
+called the clock, then answered with ``<user-name>``; a voice reads the slot out. The slot says
+the model knows a value is missing: it is asked to get it with a tool and answer again.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ovos_agentic_loop._decisions import Nudge, Response
+from ovos_agentic_loop._reactions.base import Reaction
+from ovos_agentic_loop._reactions.text import call_format
+from ovos_agentic_loop._reactions.view import TurnView
+
+__all__ = ["Placeholder", "placeholder_in"]
+
+# <user-name>, <your_username>, [hostname], [insert name], {time}, YOUR_USERNAME: lowercase words
+# joined by -, _ or spaces (at most four), or a SHOUTED_NAME with an underscore. Markup and code
+# (<b>, [1], {"a": 1}, a protocol tag such as <tool_call>) are not slots: a slot of one word needs
+# a - or _ in it, or is one of the words a slot is made of.
+_SLOT_WORDS = r"(?:your|user|name|username|hostname|host|value|insert|result|time|date|number|answer)"
+_WORDS = r"(?:[a-z]+[-_ ]){1,3}[a-z]+"
+_PROTOCOL_TAG = r"(?!/?(?:tool|function)[-_ ]?(?:calls?|response|result)\b)"
+_SLOT = re.compile(
+    rf"<{_PROTOCOL_TAG}{_WORDS}>|\[{_WORDS}\]|\{{{_WORDS}\}}"
+    rf"|<{_SLOT_WORDS}>|\[{_SLOT_WORDS}\]|\{{{_SLOT_WORDS}\}}|\bYOUR_[A-Z_]+\b"
+)
+
+
+def placeholder_in(answer: str) -> str | None:
+    """The first template slot ``answer`` holds, or None."""
+    match = _SLOT.search(answer)
+    return match.group() if match else None
+
+
+class Placeholder(Reaction):
+    name = "a placeholder for a value"
+
+    def applies(self, view: TurnView) -> Response | None:
+        slot = placeholder_in(view.answer)
+        if slot is None:
+            return None
+        how = call_format(view.text_mode)
+        return Nudge(
+            self.name,
+            f"Your answer holds {slot} instead of the real value. Call the tool that finds it{how}, "
+            "then answer with its result.",
+        )

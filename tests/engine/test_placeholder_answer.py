@@ -1,0 +1,65 @@
+"""A placeholder answer (issue 21): a template slot where a value belongs is sent back, never the answer.
+
+From the spoken suite's tune half (full local-assistant tool set): "whats my user name on this
+computer" -> the clock was called, then "Your user name is <user-name>."."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engine_helpers import engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+
+from ovos_agentic_loop._reactions.placeholder import placeholder_in
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+
+@pytest.fixture
+def boxes(tmp_path: Path) -> list[ToolBox]:
+    plugins = find_toolbox_plugins()
+    return [
+        plugins["ovos-clock-tools"](config={"timezone": "UTC"}),
+        plugins["ovos-shell-tools"](config={"allow_shell": True, "root_path": str(tmp_path)}),
+    ]
+
+
+def test_a_placeholder_answer_is_sent_back_and_the_value_fetched(boxes: list[ToolBox]) -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("get_current_datetime", timezone="UTC"),
+            "Your user name is <user-name>.",
+            tool_call("run_command", command="whoami"),
+            "Your user name is ana.",
+        ]
+    )
+    answer = engine_with(brain, boxes).continue_chat(user("whats my user name on this computer"))
+    assert answer.content == "Your user name is ana."
+    sent_back = brain.calls[2].last.content
+    assert "<user-name>" in sent_back and "instead of the real value" in sent_back
+    brain.assert_complete()
+
+
+def test_an_answer_without_a_slot_stands(boxes: list[ToolBox]) -> None:
+    brain = ScriptedBrain(["Use <b>bold</b> text, see [1]; a < b and c > d."])
+    answer = engine_with(brain, boxes).continue_chat(user("how do i make text bold"))
+    assert answer.content == "Use <b>bold</b> text, see [1]; a < b and c > d."
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("text", "slot"),
+    [
+        ("Your user name is <user-name>.", "<user-name>"),
+        ("The computer is called [hostname].", "[hostname]"),
+        ("It is {time} now.", "{time}"),
+        ("Hello [your name]!", "[your name]"),
+        ("Log in as YOUR_USERNAME.", "YOUR_USERNAME"),
+        ("I wrote <tool_call> by mistake", None),
+        ('The shopping list is [milk, eggs] and {"a": 1}', None),
+        ("2 < 3 and 5 > 4", None),
+    ],
+)
+def test_what_counts_as_a_slot(text: str, slot: str | None) -> None:
+    assert placeholder_in(text) == slot
