@@ -57,6 +57,7 @@ def test_read_file_relative_and_absolute_inside_root(make: Any, sandbox_dirs: tu
     assert out.content == "buy milk\nTODO: call Ana\n"
     assert out.path == "notes/todo.txt"
     assert (out.truncated, out.next_offset, out.size_bytes) == (False, None, 24)
+    assert out.line_count == 2
     again = tb.call_tool("read_file", {"path": str(root / "notes" / "todo.txt")})
     assert again.content == out.content and again.path == "notes/todo.txt"
 
@@ -252,3 +253,10 @@ def test_search_bounds_matches_line_length_and_file_size(make: Any, sandbox_dirs
     assert len(long_line.matches[0].line) <= 52 and "xhity" in long_line.matches[0].line
     skipped = tb.call_tool("search_in_files", {"pattern": "hit", "glob": "huge.txt"})
     assert skipped.total == 0 and "over 3000 bytes were not searched" in skipped.note
+
+
+def test_read_file_counts_the_lines_a_list_has(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    """A small model reading a six-item list answered "37 items": the count comes with the content."""
+    root, _ = sandbox_dirs
+    (root / "shopping.txt").write_text("milk\neggs\n\nbread\napples\ncheese\n  \ncoffee\n")
+    assert make().call_tool("read_file", {"path": "shopping.txt"}).line_count == 6

@@ -72,6 +72,10 @@ class ReadFileOutput(ToolOutput):
     )
     size_bytes: int = Field(description="Size of the whole file in bytes.")
     truncated: bool = Field(description="True when the file goes on after this content.")
+    # Small models count lines wrong (a six-item shopping list read as "37 items"): counted here.
+    line_count: int = Field(
+        0, description="Non-empty lines in content: a list's items, or a table's rows plus its header."
+    )
     note: str = Field("", description="What to do next, or why nothing was shown.")
 
 
@@ -241,6 +245,7 @@ class FileSystemToolBox(BundledToolBox):
             next_offset=chunk.end if more else None,
             size_bytes=chunk.size,
             truncated=more,
+            line_count=sum(1 for line in text.splitlines() if line.strip()),
             note="; ".join(notes),
         )
 
