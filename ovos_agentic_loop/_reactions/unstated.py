@@ -79,8 +79,15 @@ class ResultValues:
         answer that simply needed no number ("William Shakespeare wrote it.")."""
         if self.stated_in(answer, lang):
             return False
-        spoken = numbers(answer) + numbers(_digits(answer, lang))
-        return any(not grounded(n, known | self.numbers) for n in spoken)
+        known = known | self.numbers
+        if any(not grounded(n, known) for n in numbers(answer)):
+            return True
+        # A number read from words counts without its sign: the parser reads "seven minus twelve
+        # equals negative five" as "-12 equals -5" (the subtraction's "minus" taken as a sign).
+        return any(
+            not grounded(n, known) and not grounded(n.lstrip("-"), known)
+            for n in numbers(_digits(answer, lang))
+        )
 
     def stated_in(self, answer: str, lang: str | None = None) -> bool:
         if any(grounded(n, self.numbers) for n in numbers(answer)):

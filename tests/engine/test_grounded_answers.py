@@ -74,3 +74,31 @@ def test_an_answer_that_needs_no_number_is_not_given_an_unrelated_result() -> No
     engine = engine_with(brain, [clock])
     answer = engine.continue_chat(user("who wrote romeo and juliet"))
     assert answer.content == "William Shakespeare wrote Romeo and Juliet."
+
+
+def test_a_subtraction_said_in_words_is_no_contradiction() -> None:
+    """Seen on the spoken suite's tune half: "Seven minus twelve equals negative five." (right) got
+    an unrelated later result appended: the number parser reads it as "-12 equals -5"."""
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="7 - 12"),
+            *[tool_call("evaluate_expression", expression="7 - 12") for _ in range(2)],
+            "Seven minus twelve equals negative five.",
+        ]
+    )
+    answer = engine_with(brain, maths()).continue_chat(user("whats seven minus twelve"))
+    assert answer.content == "Seven minus twelve equals negative five."
+    brain.assert_complete()
+
+
+def test_a_wrong_number_in_digits_is_still_a_contradiction() -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="7 - 12"),
+            *[tool_call("evaluate_expression", expression="7 - 12") for _ in range(2)],
+            "Seven minus twelve is 19.",
+        ]
+    )
+    answer = engine_with(brain, maths()).continue_chat(user("whats seven minus twelve"))
+    assert answer.content.startswith("Seven minus twelve is 19.") and "-5" in answer.content
+    brain.assert_complete()
