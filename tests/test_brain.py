@@ -149,6 +149,17 @@ def test_extra_body_wins_over_defaults(server: FakeOpenAIServer) -> None:
     assert "extra_body" not in sent
 
 
+def test_parallel_tool_calls_are_asked_for_with_tools_only(server: FakeOpenAIServer) -> None:
+    """llama-server keeps one call per reply unless asked: the demo's two-tool question paid a call."""
+    server.replies.extend([completion("ok"), completion("ok"), completion("ok")])
+    brain_for(server).continue_chat([user("hi")], tools=[ADD_TOOL])
+    brain_for(server).continue_chat([user("hi")])
+    brain_for(server, parallel_tool_calls=None).continue_chat([user("hi")], tools=[ADD_TOOL])
+    assert server.requests[0]["parallel_tool_calls"] is True
+    assert "parallel_tool_calls" not in server.requests[1]  # no tools: nothing to say about calls
+    assert "parallel_tool_calls" not in server.requests[2]  # left to the server
+
+
 # -- mapping both ways ---------------------------------------------------------
 def test_history_goes_out_in_openai_format(server: FakeOpenAIServer) -> None:
     server.replies.append(completion("It is 3."))

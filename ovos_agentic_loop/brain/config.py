@@ -47,6 +47,10 @@ class BrainConfig(StrictSection):
     """Retries after a connection error, timeout, 429 or 5xx; never after another 4xx. Default 2."""
     retry_backoff: float = Field(default=0.5, ge=0)
     """First retry delay in seconds, doubled each time (max 8 s). Default 0.5."""
+    parallel_tool_calls: bool | None = True
+    """Sent with every request that offers tools. Default true: llama-server's own default is false,
+    and then it keeps ONE call per reply, so a question needing two independent tools costs a model
+    call more (the demo's weekday-and-percent question). ``None`` leaves it to the server."""
     stop: list[str] = Field(default_factory=list)
     """Stop sequences added to every request (merged with the caller's). Default none."""
     extra_body: dict[str, Any] = Field(default_factory=dict)

@@ -217,6 +217,8 @@ class OpenAIBrain(ChatEngine):
         specs = ToolBox.normalize_tools(tools) if tools else []
         if specs:
             body["tools"] = specs
+            if s.parallel_tool_calls is not None:
+                body["parallel_tool_calls"] = s.parallel_tool_calls
         stops = list(dict.fromkeys([*s.stop, *(stop or [])]))
         if stops:
             body["stop"] = stops
