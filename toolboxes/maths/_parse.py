@@ -50,7 +50,7 @@ _OPERAND_END = {")", "]", ",", "+", "-", "*", "/", "**", "//"}
 
 # A file path or a field of a file ("data/numbers.csv", "config.port") written where a number
 # belongs: small models skip the step that reads the value and name its source instead.
-_SOURCE_NAME = re.compile(
+SOURCE_NAME = re.compile(
     r"[A-Za-z_][\w-]*/[A-Za-z_][\w-]+[\w./-]*|[A-Za-z_][\w-]*\.(?:csv|txt|json|log|md|ya?ml|xml|ini|cfg|conf)\b|"
     r"(?<![\w.])(?!math\.|np\.|numpy\.)[A-Za-z_]\w*\.[A-Za-z_]\w*|[A-Za-z_]\w*\[\s*['\"]"
 )
@@ -60,7 +60,7 @@ def parse_expression(text: str, what: str = "expression") -> ast.expr:
     """Parse arithmetic text into a tree of allowed nodes, or raise ``ValueError`` with advice."""
     # An over-long text is refused by _normalise without a search (the search is linear, but 5 MB
     # of it cost a second); the check comes first so quotes in config['port'] get this advice.
-    source_name = _SOURCE_NAME.search(text) if len(text or "") <= MAX_EXPRESSION_CHARS else None
+    source_name = SOURCE_NAME.search(text) if len(text or "") <= MAX_EXPRESSION_CHARS else None
     if source_name is not None:
         raise ValueError(
             f"{source_name.group()!r} is not a number: this tool only calculates with numbers written "

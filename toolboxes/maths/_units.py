@@ -30,6 +30,8 @@ ALIASES = {
     "ºC": "degC",
     "celsius": "degC",
     "centigrade": "degC",
+    "centígrados": "degC",
+    "centigrados": "degC",
     "degrees celsius": "degC",
     "degree celsius": "degC",
     "F": "degF",
@@ -70,6 +72,11 @@ ALIASES = {
     "cubic meters": "m**3",
     "cubic metres": "m**3",
 }
+# The word for "degree" in the languages the toolbox reads (see _core.language).
+_DEGREE_WORDS = frozenset(
+    {"deg", "degree", "degrees", "grad", "grade", "grau", "graus", "grado", "grados", "degré", "degrés",
+     "gradi", "graden", "graad"}
+)  # fmt: skip
 _COMMON = [
     "meter", "kilometer", "centimeter", "millimeter", "mile", "yard", "foot", "inch", "gram", "kilogram",
     "pound", "ounce", "stone", "tonne", "liter", "milliliter", "gallon", "quart", "pint", "cup",
@@ -119,7 +126,10 @@ def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
         converted = quantity.to(target)
     except pint.errors.UndefinedUnitError as exc:
         bad = from_unit if _undefined(source) else to_unit
-        raise ValueError(f"unknown unit {bad!r} ({exc}); {_suggest(bad)}") from None
+        raise ValueError(
+            f"unknown unit {bad!r} ({exc}); {_suggest(bad)} Send unit symbols or English unit names, "
+            f'such as {{"value": 10, "from_unit": "kg", "to_unit": "lb"}}'
+        ) from None
     except pint.errors.DimensionalityError:
         raise ValueError(
             f"cannot convert {from_unit!r} ({_dimension(ureg, source)}) to {to_unit!r} "
@@ -144,15 +154,20 @@ def _unit(text: str, what: str) -> str:
     cleaned = " ".join(text.strip().split())
     if not cleaned or len(cleaned) > MAX_UNIT_CHARS or not _UNIT_TEXT.fullmatch(cleaned):
         raise ValueError(
-            f"{what} {text!r} is not a unit name; write units like 'km', 'mph', 'degC', 'liters'"
+            f"{what} {text!r} is not a unit name; write units like 'km', 'mph', 'degC', 'liters', "
+            f'such as {{"value": 10, "from_unit": "kg", "to_unit": "lb"}}'
         )
     if _BIG_EXPONENT.search(cleaned) or not _plain_exponents(cleaned):
         raise ValueError(f"{what} {text!r} has an exponent above 9; use units such as 'm^2' or 'm^3'")
     for key in (cleaned, cleaned.lower()):
         if key in ALIASES:
             return ALIASES[key]
-    if cleaned.lower().startswith(("deg ", "degrees ", "degree ")):
-        return cleaned.split(" ", 1)[1]
+    first, _, rest = cleaned.partition(" ")
+    if rest and first.lower() in _DEGREE_WORDS:
+        # "degrees celsius", "graus Celsius", "Grad Fahrenheit": the scale names are the same
+        # in these languages; "grados C" must still be degC, never pint's coulomb.
+        scale = rest.strip()
+        return ALIASES.get(scale.upper() if len(scale) == 1 else scale.lower(), scale)
     return cleaned
 
 
@@ -183,7 +198,7 @@ def _suggest(text: str) -> str:
     close += [by_lower[n] for n in difflib.get_close_matches(text.lower(), list(by_lower), n=3)]
     if close:
         return "did you mean " + " or ".join(repr(n) for n in dict.fromkeys(close[:3])) + "?"
-    return "write units like 'km', 'mph', 'degC', 'liters', 'kg', 'MB'"
+    return "write units like 'km', 'mph', 'degC', 'liters', 'kg', 'MB'."
 
 
 def _dimension(ureg: Any, unit: str) -> str:

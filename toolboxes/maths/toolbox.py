@@ -2,31 +2,53 @@
 
 Model text is parsed with ``ast`` against an allowlist (``_parse``) and walked by a small
 evaluator (``_eval``); it is never passed to ``eval``, ``exec`` or ``sympify``.
+
+Numbers and operators said in words ("seven minus twelve", "quinze por cento de trezentos") are
+read by ``_words`` (numbers through ovos-number-parser) in the toolbox's language (its ``lang``
+key, else the OVOS configuration's, see ``_core.language``), then in the fallback languages; text
+that already calculates is never reread. A hand-written temperature formula that computes no
+temperature is refused (``_temperature``).
 """
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any
 
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
-from pydantic import Field, field_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
+from ovos_agentic_loop_toolboxes._core.language import configured_lang, reading_order
 from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
 from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 from ovos_agentic_loop_toolboxes.maths._eval import (
+    CONSTANTS,
+    FUNCTIONS,
     Evaluator,
     MathError,
+    Number,
     approximate,
     format_number,
     terminating_decimal,
 )
-from ovos_agentic_loop_toolboxes.maths._parse import parse_expression
+from ovos_agentic_loop_toolboxes.maths._parse import MAX_EXPRESSION_CHARS, SOURCE_NAME, parse_expression
 from ovos_agentic_loop_toolboxes.maths._solve import solve
+from ovos_agentic_loop_toolboxes.maths._temperature import check_temperature_formula
 from ovos_agentic_loop_toolboxes.maths._units import convert
+from ovos_agentic_loop_toolboxes.maths._words import (
+    READING_LANGS,
+    SpokenReading,
+    amount_and_unit,
+    number_argument,
+    read_number,
+    read_spoken,
+)
 
 TOOLBOX_ID = "ovos-math-tools"
 MAX_NUMBERS = 10_000
@@ -38,6 +60,14 @@ EVALUATE_DESCRIPTION = (
     "numbers or a list, such as mean([2, 4, 9]). sin cos tan asin acos atan use RADIANS; "
     "sind cosd tand asind acosd atand use DEGREES. Constants: pi, e."
 )
+UNIT_DESCRIPTION = (
+    "Convert an amount between units of length, mass, volume, temperature, speed, area, data, time, "
+    "energy or pressure. from_unit is the unit the amount is in NOW, to_unit the unit ASKED FOR: "
+    "'how many pounds is 10 kilograms' is value 10, from_unit 'kg', to_unit 'lb'. Keep the sign: "
+    "'minus five celsius in fahrenheit' is value -5, from_unit 'degC', to_unit 'degF'. "
+    "Temperatures: 'degC', 'degF', 'kelvin'."
+)
+UNIT_EXAMPLE = '{"value": 10, "from_unit": "kg", "to_unit": "lb"}'
 SOLVE_DESCRIPTION = (
     "Solve an equation with one unknown, such as '2x + 3 = 7' or 'x^2 - 5x + 6 = 0', "
     "with the operators and functions of evaluate_expression."
@@ -52,6 +82,9 @@ class EvaluateExpressionArgs(ToolArguments):
 
 class EvaluateExpressionOutput(ToolOutput):
     expression: str = Field(description="The expression as given.")
+    read_as: str | None = Field(
+        None, description="The expression as calculated when words were read as numbers; null otherwise."
+    )
     result: str = Field(description="The result: a whole number, a decimal, or a fraction such as '1/3'.")
     decimal: str | None = Field(description="The fraction as a decimal (15 digits); null otherwise.")
     exact: bool = Field(description="True when the result is exact, False when it is a rounded decimal.")
@@ -74,10 +107,27 @@ class SolveEquationOutput(ToolOutput):
     note: str = Field("", description="No/complex solutions, or limits of the numeric search.")
 
 
+def _spoken_value(value: Any) -> Any:
+    return number_argument(value, "value", UNIT_EXAMPLE)
+
+
 class UnitConvertArgs(ToolArguments):
-    value: float = Field(description="The amount to convert, such as 100.")
-    from_unit: str = Field(description="Unit of the amount, such as 'km/h', 'degC', 'lb'.")
-    to_unit: str = Field(description="Unit wanted, such as 'mph', 'degF', 'kg'.")
+    value: Annotated[float, BeforeValidator(_spoken_value)] = Field(
+        description="The amount to convert, with its sign, such as 100 or -5."
+    )
+    from_unit: str = Field(description="Unit the amount is in now, such as 'kg', 'degC', 'km/h'.")
+    to_unit: str = Field(description="Unit asked for, such as 'lb', 'degF', 'mph'.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _amount_given(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or data.get("value") not in (None, ""):
+            return data
+        # {"from_unit": "minus five celsius", ...}: the amount was written into the unit.
+        split = amount_and_unit(data["from_unit"]) if isinstance(data.get("from_unit"), str) else None
+        if split is None:
+            raise ValueError(f"value is missing: send the amount as a number, such as {UNIT_EXAMPLE}")
+        return {**data, "value": split[0], "from_unit": split[1]}
 
 
 class UnitConvertOutput(ToolOutput):
@@ -95,13 +145,17 @@ class StatisticsSummaryArgs(ToolArguments):
     @field_validator("numbers", mode="before")
     @classmethod
     def _split_text(cls, value: Any) -> Any:
-        # Small models often send the list as one string.
+        # Small models often send the list as one string; said in words, only , and ; separate
+        # the numbers ("two hundred and five, seven").
         if isinstance(value, str):
-            value = [part for part in re.split(r"[\s,;]+", value.strip(" []")) if part]
+            separators = r"\s*[,;]\s*" if re.search(r"[^\W\d_]", value) else r"[\s,;]+"
+            value = [part for part in re.split(separators, value.strip(" []")) if part]
         # Cut before each item is parsed, so a million numbers cost no parsing; one extra item
         # is kept for statistics_summary to refuse the call with its own message.
         if isinstance(value, list) and len(value) > MAX_NUMBERS:
             return value[: MAX_NUMBERS + 1]
+        if isinstance(value, list):
+            return [number_argument(item, "the number", "[2, 4, 4, 5]") for item in value]
         return value
 
 
@@ -120,16 +174,41 @@ class StatisticsSummaryOutput(ToolOutput):
 
 
 class MathSettings(ToolboxSettings):
-    """``ovos-math-tools`` has no keys; any key given is logged as unknown, a non-object refused."""
+    """Configuration of ``ovos-math-tools``: strict types, unknown keys logged by name."""
+
+    lang: str | None = Field(
+        None,
+        description="Language numbers said in words are read in first, such as 'pt-PT' "
+        "(default: the OVOS configuration's 'lang', else en-US); others are tried after it.",
+    )
 
 
 class MathToolBox(BundledToolBox):
-    """Calculator tools. No configuration keys."""
+    """Calculator tools. Config key: ``lang``, the language numbers in words are read in first."""
 
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
         # Checked before super().__init__, which would hide an error raised while discovering tools.
         self.settings = parse_settings(MathSettings, TOOLBOX_ID, config)
+        self.lang = configured_lang(self.settings.lang)
+        self.langs = reading_order(self.lang)
         super().__init__(TOOLBOX_ID, config, bus)
+
+    def diagnostics(self) -> list[str]:
+        """Status lines for ``doctor``: the languages numbers in words are read in."""
+        return [f"numbers in words read in: {', '.join(self.langs)}"]
+
+    def call_tool(self, name: str, tool_kwargs: Any) -> Any:
+        # The argument validators (words in 'value', in 'numbers') read this toolbox's languages.
+        with self._reading():
+            return super().call_tool(name, tool_kwargs)
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        token = READING_LANGS.set(self.langs)
+        try:
+            yield
+        finally:
+            READING_LANGS.reset(token)
 
     def discover_tools(self) -> list[AgentTool]:
         """evaluate_expression, solve_equation, unit_convert and statistics_summary."""
@@ -150,9 +229,7 @@ class MathToolBox(BundledToolBox):
             ),
             AgentTool(
                 "unit_convert",
-                "Convert an amount between units of length, mass, volume, temperature, speed, area, "
-                "data, time, energy or pressure. "
-                "Temperatures: 'degC', 'degF', 'kelvin'.",
+                UNIT_DESCRIPTION,
                 UnitConvertArgs,
                 UnitConvertOutput,
                 self.unit_convert,
@@ -168,17 +245,48 @@ class MathToolBox(BundledToolBox):
         ]
 
     def evaluate_expression(self, args: EvaluateExpressionArgs) -> EvaluateExpressionOutput:
-        value = Evaluator().evaluate(parse_expression(args.expression))
+        value, tree, read_as = self._calculate(args.expression)
+        check_temperature_formula(tree, value)
         fraction = isinstance(value, Fraction) and terminating_decimal(value) is None
         return EvaluateExpressionOutput(
             expression=args.expression,
+            read_as=read_as,
             result=format_number(value),
             decimal=approximate(value) if isinstance(value, Fraction) and fraction else None,
             exact=not isinstance(value, float),
         )
 
+    def _calculate(self, text: str) -> tuple[Number, ast.expr, str | None]:
+        """The value of ``text``, its tree, and the text it was read as when it held words."""
+        try:
+            tree = parse_expression(text)
+            return Evaluator().evaluate(tree), tree, None
+        except ValueError as exc:
+            reading = self._read_words(text, exc, _KEEP)
+        tree = parse_expression(reading.text)
+        return Evaluator().evaluate(tree), tree, reading.text
+
+    def _read_words(self, text: str, failure: ValueError, keep: frozenset[str]) -> SpokenReading:
+        """``text`` read from words, or ``failure`` again where it holds no words to read.
+
+        Only text that failed as it was is reread, so a working expression never changes meaning;
+        a refusal that is not about words (an '=', a file name, too long) stays what it was."""
+        words = [w for w in re.findall(r"[^\W\d_]+", text.lower()) if w not in keep]
+        if not words or len(text) > MAX_EXPRESSION_CHARS or SOURCE_NAME.search(text):
+            raise failure
+        reading = read_spoken(text, self.langs, keep)
+        if reading.complete:
+            return reading
+        if reading.words_read == 0 and not any(read_number(w, reading.lang) for w in words):
+            raise failure
+        raise MathError(_unread_message(reading)) from None
+
     def solve_equation(self, args: SolveEquationArgs) -> SolveEquationOutput:
-        found = solve(args.equation)
+        try:
+            found = solve(args.equation)
+        except ValueError as exc:
+            letters = {w for w in re.findall(r"[^\W\d_]+", args.equation.lower()) if len(w) == 1}
+            found = solve(self._read_words(args.equation, exc, _KEEP | letters).text)
         return SolveEquationOutput(
             equation=args.equation,
             variable=found.variable,
@@ -193,10 +301,10 @@ class MathToolBox(BundledToolBox):
             if len(unit) > MAX_SHORT_CHARS:
                 raise ValueError(
                     f"{what} is {len(unit)} characters long; the limit is {MAX_SHORT_CHARS}: "
-                    "write a unit name such as 'km' or 'degF'"
+                    f"write a unit name such as 'km' or 'degF', as in {UNIT_EXAMPLE}"
                 )
         if not math.isfinite(args.value):
-            raise ValueError("value must be a finite number, such as 100")
+            raise ValueError(f"value must be a finite number, such as {UNIT_EXAMPLE}")
         done = convert(args.value, args.from_unit, args.to_unit)
         return UnitConvertOutput(
             value=args.value,
@@ -219,6 +327,31 @@ class MathToolBox(BundledToolBox):
             return _summary(numbers)
         except OverflowError:  # The variance of [1e308, -1e308] does not fit in a float.
             raise MathError("a result is too large (above about 1e308); scale the numbers down") from None
+
+
+_KEEP = frozenset(FUNCTIONS) | frozenset(CONSTANTS) | {"average", "avg"}
+
+
+def _unread_message(reading: SpokenReading) -> str:
+    """What could not be read, what the number parser made of it, and what to send instead."""
+    from ovos_number_parser import numbers_to_digits
+
+    parts = []
+    for phrase in reading.unread:
+        digits = " ".join(numbers_to_digits(phrase, reading.lang).split())
+        several = re.fullmatch(r"-?[\d.]+(?: (?:\S+ )?-?[\d.]+)+", digits)
+        if several:
+            found = ", ".join(re.findall(r"-?\d+(?:\.\d+)?", digits))
+            parts.append(
+                f"{phrase!r} holds several numbers ({found}) with no operator between them: "
+                f"write one, such as {found.replace(', ', ' + ')}, or mean([{found}]) for an average"
+            )
+        else:
+            parts.append(f"{phrase!r} is not a number or an operator")
+    return (
+        "; ".join(parts) + ". Send only numbers and operators, such as '15% of 2350', '7 - 12' or "
+        "'420 + 19%' (units go to unit_convert)"
+    )
 
 
 def _summary(numbers: list[float]) -> StatisticsSummaryOutput:

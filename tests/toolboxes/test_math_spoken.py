@@ -1,0 +1,180 @@
+"""Numbers and operators said in words reach ovos-math-tools the way a small model copies them
+from the user (issue 21), in en, pt, es and de; through ``call_tool``, as every OPM host calls it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+
+
+@pytest.fixture(scope="module")
+def boxes() -> dict[str, ToolBox]:
+    cls = find_toolbox_plugins()["ovos-math-tools"]
+    return {lang: cls(config={"lang": lang}) for lang in ("en-US", "pt-PT", "es-ES", "de-DE")}
+
+
+def calculate(tb: ToolBox, expression: str) -> Any:
+    return tb.call_tool("evaluate_expression", {"expression": expression})
+
+
+def refusal(tb: ToolBox, name: str, kwargs: dict[str, Any]) -> str:
+    with pytest.raises((RuntimeError, ValueError)) as excinfo:
+        tb.call_tool(name, kwargs)
+    return str(excinfo.value)
+
+
+@pytest.mark.parametrize(
+    ("lang", "expression", "result", "read_as"),
+    [
+        ("en-US", "fifteen percent of two thousand three hundred and fifty", "352.5", "15 % * 2350"),
+        # Given the whole sentence, the number parser reads this as -12 and drops the seven.
+        ("en-US", "seven minus twelve", "-5", "7 - 12"),
+        ("en-US", "minus twelve", "-12", "- 12"),
+        ("en-US", "three hundred and forty seven times twenty eight", "9716", "347 * 28"),
+        ("en-US", "four hundred and twenty plus nineteen percent", "499.8", "420 + 19 %"),
+        ("en-US", "the square root of five hundred and twenty nine", "23", "sqrt(529)"),
+        ("en-US", "two to the power of sixteen", "65536", "2 ^ 16"),
+        ("en-US", "ninety eight point six minus thirty two", "66.6", "98.6 - 32"),
+        ("en-US", "half of eighty", "40", "0.5 * 80"),
+        ("en-US", "two thirds of ninety", "60", "(2/3) * 90"),
+        ("en-US", "one thousand two hundred divided by sixteen", "75", "1200 / 16"),
+        ("en-US", "20% of two hundred", "40", "20 % * 200"),
+        ("pt-PT", "quinze por cento de trezentos e quarenta", "51", "15 % * 340"),
+        ("pt-PT", "menos doze mais três", "-9", "- 12 + 3"),
+        ("pt-PT", "três vírgula cinco vezes dois", "7", "3.5 * 2"),
+        ("es-ES", "quince por ciento de dos mil trescientos", "345", "15 % * 2300"),
+        ("es-ES", "tres coma cinco por dos", "7", "3.5 * 2"),
+        ("es-ES", "menos doce", "-12", "- 12"),
+        ("de-DE", "zweihundert plus neunzehn prozent", "238", "200 + 19 %"),
+        ("de-DE", "dreihundert mal drei", "900", "300 * 3"),
+        ("de-DE", "minus zwölf durch vier", "-3", "- 12 / 4"),
+        # The configured language first, then the others: the model kept the user's Portuguese.
+        ("en-US", "quinze por cento de trezentos", "45", "15 % * 300"),
+        ("de-DE", "seven minus twelve", "-5", "7 - 12"),
+    ],
+)
+def test_words_are_read_as_numbers_and_operators(
+    boxes: dict[str, ToolBox], lang: str, expression: str, result: str, read_as: str
+) -> None:
+    out = calculate(boxes[lang], expression)
+    assert (out.result, out.read_as, out.expression) == (result, read_as, expression)
+
+
+def test_an_expression_that_calculates_is_never_reread(boxes: dict[str, ToolBox]) -> None:
+    out = calculate(boxes["pt-PT"], "2 * e")  # 'e' is Portuguese for 'and', and the constant e
+    assert out.read_as is None and out.result.startswith("5.43656")
+
+
+@pytest.mark.parametrize(
+    ("expression", "advice"),
+    [
+        ("eleven nineteen and thirty", "mean([11, 19, 30])"),
+        ("twenty percent tip on eighty four", "'tip on eighty four' is not a number or an operator"),
+        ("twenty percent tip on eighty four", "such as '15% of 2350'"),
+        ("the square root of", "sqrt needs a number after it"),
+        ("5 miles", "use unit_convert"),  # no number words: the calculator's own refusal stays
+        ("x + 2", "use solve_equation"),
+    ],
+)
+def test_words_that_are_not_arithmetic_are_refused_with_what_to_send(
+    boxes: dict[str, ToolBox], expression: str, advice: str
+) -> None:
+    assert advice in refusal(boxes["en-US"], "evaluate_expression", {"expression": expression})
+
+
+@pytest.mark.parametrize(
+    ("expression", "result"),
+    [
+        ("(98.6 - 32) * 5/9", "37"),
+        ("-5 * 9/5 + 32", "23"),
+        ("(-40) * 1.8 + 32", "-40"),
+        ("(212 - 32) / 1.8", "100"),
+        ("25 + 273.15", "298.15"),
+        ("32 * 9 * 5", "1440"),  # no sum: not a formula
+        ("(5 + 9) * 32 - 7 + 1", "442"),  # two other numbers: nothing to tell
+    ],
+)
+def test_correct_temperature_formulas_and_plain_arithmetic_pass(
+    boxes: dict[str, ToolBox], expression: str, result: str
+) -> None:
+    assert calculate(boxes["en-US"], expression).result == result
+
+
+@pytest.mark.parametrize(
+    ("expression", "named"),
+    [
+        ("(98.6 + 32) * 5/9", "98.6 degrees Fahrenheit is 37 degrees Celsius"),
+        ("5 * 5/9 + 32", "5 degrees Celsius is 41 degrees Fahrenheit"),
+        ("-5 - 32 * 5/9", "-5 degrees Celsius is 23 degrees Fahrenheit"),
+        ("(100 - 32) * 9/5", "100 degrees Celsius is 212 degrees Fahrenheit"),
+        ("273.15 - 5", "5 degrees Celsius is 41 degrees Fahrenheit"),
+    ],
+)
+def test_a_wrong_temperature_formula_is_refused_with_the_right_results(
+    boxes: dict[str, ToolBox], expression: str, named: str
+) -> None:
+    reason = refusal(boxes["en-US"], "evaluate_expression", {"expression": expression})
+    assert "looks like a temperature formula" in reason and named in reason
+    assert '"from_unit": "degC", "to_unit": "degF"' in reason
+
+
+@pytest.mark.parametrize(
+    ("lang", "kwargs", "text"),
+    [
+        ("en-US", {"value": "minus five", "from_unit": "degC", "to_unit": "degF"}, "-5 °C = 23 °F"),
+        ("en-US", {"value": -5, "from_unit": "celsius", "to_unit": "fahrenheit"}, "-5 °C = 23 °F"),
+        ("en-US", {"from_unit": "minus five celsius", "to_unit": "fahrenheit"}, "-5 °C = 23 °F"),
+        ("en-US", {"value": "ten", "from_unit": "kg", "to_unit": "lb"}, "10 kg = 22.0462262185 lb"),
+        ("en-US", {"value": "-40", "from_unit": "degF", "to_unit": "degC"}, "-40 °F = -40 °C"),
+        ("pt-PT", {"value": "menos cinco", "from_unit": "graus celsius", "to_unit": "degF"}, "-5 °C = 23 °F"),
+        ("es-ES", {"value": "menos diez", "from_unit": "grados C", "to_unit": "grados F"}, "-10 °C = 14 °F"),
+        ("de-DE", {"value": "minus zwölf", "from_unit": "Grad Celsius", "to_unit": "K"}, "-12 °C = 261.15 K"),
+        ("en-US", {"value": "ninety eight point six", "from_unit": "F", "to_unit": "C"}, "98.6 °F = 37 °C"),
+    ],
+)
+def test_unit_convert_reads_the_amount_with_its_sign(
+    boxes: dict[str, ToolBox], lang: str, kwargs: dict[str, Any], text: str
+) -> None:
+    assert boxes[lang].call_tool("unit_convert", kwargs).text == text
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "advice"),
+    [
+        ({"value": "ten kilos", "from_unit": "kg", "to_unit": "lb"}, "value 'ten kilos' is not one number"),
+        ({"from_unit": "kg", "to_unit": "lb"}, "value is missing"),
+        ({"value": 10, "from_unit": "quilos", "to_unit": "lb"}, "unknown unit 'quilos'"),
+    ],
+)
+def test_unit_convert_refusals_show_the_call_to_send(
+    boxes: dict[str, ToolBox], kwargs: dict[str, Any], advice: str
+) -> None:
+    reason = refusal(boxes["en-US"], "unit_convert", kwargs)
+    assert advice in reason and '{"value": 10, "from_unit": "kg", "to_unit": "lb"}' in reason
+
+
+def test_unit_convert_schema_says_which_unit_is_which(boxes: dict[str, ToolBox]) -> None:
+    tool = boxes["en-US"].tools["unit_convert"]
+    assert "from_unit 'kg', to_unit 'lb'" in tool.description and "value -5" in tool.description
+    assert tool.argument_schema.model_json_schema()["properties"]["value"]["type"] == "number"
+
+
+def test_solve_and_statistics_read_words(boxes: dict[str, ToolBox]) -> None:
+    en = boxes["en-US"]
+    assert en.call_tool("solve_equation", {"equation": "two x plus three equals seven"}).solutions == ["2"]
+    assert en.call_tool("solve_equation", {"equation": "x squared equals nine"}).solutions == ["-3", "3"]
+    assert en.call_tool("statistics_summary", {"numbers": "eleven, nineteen, thirty"}).mean == 20
+    assert boxes["de-DE"].call_tool("statistics_summary", {"numbers": ["elf", 19, "dreißig"]}).mean == 20
+
+
+def test_the_language_comes_from_the_section_else_the_ovos_configuration(boxes: dict[str, ToolBox]) -> None:
+    from ovos_config import Configuration
+
+    cls = find_toolbox_plugins()["ovos-math-tools"]
+    expected = Configuration().get("lang") or "en-US"
+    assert cls(config={}).lang == expected
+    assert boxes["pt-PT"].langs[0] == "pt-PT" and "en-US" in boxes["pt-PT"].langs
+    assert len({lang.split("-")[0] for lang in boxes["pt-PT"].langs}) == len(boxes["pt-PT"].langs)

@@ -1,0 +1,314 @@
+"""Arithmetic said in words, read into the calculator's syntax ("seven minus twelve" -> "7 - 12").
+
+Small models copy the user's words into ``expression`` ("fifteen percent of two thousand three
+hundred and fifty", "minus twelve", "dreihundert mal drei", "quinze por cento de trezentos"). The
+NUMBERS are read by the OVOS ecosystem's own multilingual parser, ovos-number-parser; this module
+only knows the OPERATOR words of each language (ovos-number-parser has none), and splits the text
+at them first: given a whole sentence the parser reads "seven minus twelve" as -12, dropping the 7,
+and Portuguese "por cento" as "por 100".
+
+A phrase between two operators must read as ONE number; anything else (a unit, a currency word,
+three numbers in a row) is refused with the words that were not understood, so nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ovos_utils.log import LOG
+
+from ovos_agentic_loop_toolboxes._core.language import DEFAULT_LANG, reading_order
+
+__all__ = ["READING_LANGS", "SpokenReading", "number_argument", "read_number", "read_spoken"]
+
+# Operator words, longest first within a language when matched. The targets are calculator
+# syntax: "sqrt"/"cbrt" take the number that follows them as their argument.
+_OPERATORS: dict[str, dict[str, str]] = {
+    "en": {
+        "equals": "=", "is equal to": "=",
+        "plus": "+", "added to": "+", "minus": "-", "negative": "-", "take away": "-",
+        "times": "*", "multiplied by": "*", "divided by": "/", "over": "/", "modulo": "%", "mod": "%",
+        "percent": "%", "per cent": "%", "of": "*", "to the power of": "^", "to the power": "^",
+        "raised to the power of": "^", "raised to": "^", "squared": "^2", "cubed": "^3",
+        "square root of": "sqrt", "the square root of": "sqrt", "cube root of": "cbrt", "the": "",
+    },
+    "pt": {
+        "é igual a": "=", "igual a": "=",
+        "mais": "+", "menos": "-", "vezes": "*", "multiplicado por": "*", "dividido por": "/",
+        "a dividir por": "/", "por cento": "%", "de": "*", "do": "*", "da": "*", "elevado a": "^",
+        "elevado à": "^", "ao quadrado": "^2", "ao cubo": "^3", "raiz quadrada de": "sqrt",
+        "a raiz quadrada de": "sqrt", "raiz cúbica de": "cbrt",
+    },
+    "es": {
+        "es igual a": "=", "igual a": "=",
+        "más": "+", "mas": "+", "menos": "-", "por ciento": "%", "multiplicado por": "*", "por": "*",
+        "veces": "*", "dividido por": "/", "dividido entre": "/", "entre": "/", "de": "*", "del": "*",
+        "elevado a": "^", "al cuadrado": "^2", "al cubo": "^3", "raíz cuadrada de": "sqrt",
+        "la raíz cuadrada de": "sqrt", "raíz cúbica de": "cbrt",
+    },
+    "de": {
+        "ist gleich": "=", "gleich": "=",
+        "plus": "+", "minus": "-", "weniger": "-", "mal": "*", "multipliziert mit": "*",
+        "geteilt durch": "/", "dividiert durch": "/", "durch": "/", "prozent": "%", "von": "*",
+        "hoch": "^", "zum quadrat": "^2", "quadrat": "^2", "hoch drei": "^3", "wurzel aus": "sqrt",
+        "quadratwurzel aus": "sqrt", "quadratwurzel von": "sqrt", "die wurzel aus": "sqrt",
+    },
+    "fr": {
+        "est égal à": "=", "égale": "=", "égal à": "=",
+        "plus": "+", "moins": "-", "fois": "*", "multiplié par": "*", "divisé par": "/", "sur": "/",
+        "pour cent": "%", "pourcent": "%", "de": "*", "des": "*", "à la puissance": "^",
+        "puissance": "^", "au carré": "^2", "au cube": "^3", "racine carrée de": "sqrt",
+        "la racine carrée de": "sqrt",
+    },
+    "it": {
+        "è uguale a": "=", "uguale a": "=",
+        "più": "+", "meno": "-", "per cento": "%", "moltiplicato per": "*", "per": "*", "volte": "*",
+        "diviso per": "/", "diviso": "/", "di": "*", "elevato a": "^", "alla": "^",
+        "al quadrato": "^2", "al cubo": "^3", "radice quadrata di": "sqrt", "la radice quadrata di": "sqrt",
+    },
+    "nl": {
+        "is gelijk aan": "=", "gelijk aan": "=",
+        "plus": "+", "min": "-", "keer": "*", "maal": "*", "gedeeld door": "/", "procent": "%",
+        "van": "*", "tot de macht": "^", "kwadraat": "^2", "wortel van": "sqrt",
+    },
+}  # fmt: skip
+_SYMBOLS = {"+", "-", "*", "**", "/", "//", "%", "^", "^2", "^3", "(", ")", ",", "[", "]", "="}
+_PREFIX_FUNCTIONS = {"sqrt", "cbrt"}
+_SYMBOL_CHARS = re.compile(r"(\*\*|//|[+\-*/%^(),\[\]=×÷·−–])")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)")
+_CURRENCY = re.compile(r"[$€£¥]")
+_LONG_DECIMAL = re.compile(r"-?\d*\.\d{9,}")
+# One number as _read_in writes it: "- 12", "(2/3)", "- (1/2)".
+_SIGNED_NUMBER = re.compile(r"-?\s*(?:\d+(?:\.\d+)?|\(\d+/\d+\))")
+
+
+@dataclass(frozen=True)
+class SpokenReading:
+    """Calculator text read from words, or the words that could not be read (``unread``)."""
+
+    text: str
+    lang: str
+    unread: tuple[str, ...] = ()
+    words_read: int = 0  # number words and operator words understood
+
+    @property
+    def complete(self) -> bool:
+        return not self.unread
+
+
+def read_spoken(text: str, langs: Iterable[str], keep: frozenset[str] = frozenset()) -> SpokenReading:
+    """The best reading of ``text`` over ``langs`` (tried in order; the first complete one wins).
+
+    ``keep``: names written as they are (the calculator's functions and constants, an equation's
+    unknown). When no language reads everything, the reading with the fewest unread words is
+    returned, so the refusal can name them.
+    """
+    best: SpokenReading | None = None
+    for lang in langs:
+        reading = _read_in(text, lang, keep)
+        if reading.complete:
+            return reading
+        if best is None or len(reading.unread) < len(best.unread):
+            best = reading
+    assert best is not None, "langs must not be empty"
+    return best
+
+
+def _read_in(text: str, lang: str, keep: frozenset[str]) -> SpokenReading:
+    tokens, operator_words = _tokens(text, lang)
+    out: list[str] = []
+    unread: list[str] = []
+    numbers = 0
+    pending_function: str | None = None
+    for kind, value in tokens:
+        if kind == "op":
+            if value in _PREFIX_FUNCTIONS:
+                pending_function = value
+                continue
+            out.append(value)
+            continue
+        read = _read_phrase(value, lang, keep)
+        if read is None:
+            unread.append(value)
+            continue
+        if read != value:
+            numbers += 1
+        if pending_function is not None:
+            read, pending_function = f"{pending_function}({read})", None
+        out.append(read)
+    if pending_function is not None:
+        unread.append(f"{pending_function} needs a number after it")
+    joined = " ".join(part for part in out if part)
+    return SpokenReading(joined, lang, tuple(unread), numbers + operator_words)
+
+
+def _tokens(text: str, lang: str) -> tuple[list[tuple[str, str]], int]:
+    """("op", calculator symbol) and ("words", phrase) tokens, and how many operator words there were."""
+    lowered = _CURRENCY.sub(" ", " ".join(text.lower().split()))
+    pattern = _operator_pattern(lang.split("-")[0].lower())
+    tokens: list[tuple[str, str]] = []
+    operator_words = 0
+    position = 0
+    for match in pattern.finditer(lowered) if pattern is not None else ():
+        tokens.extend(_symbol_split(lowered[position : match.start()]))
+        target = _OPERATORS[lang.split("-")[0].lower()][match.group(1)]
+        operator_words += 1
+        if target:
+            tokens.append(("op", target))
+        position = match.end()
+    tokens.extend(_symbol_split(lowered[position:]))
+    return tokens, operator_words
+
+
+def _symbol_split(chunk: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for part in _SYMBOL_CHARS.split(chunk):
+        part = part.strip()
+        if not part:
+            continue
+        symbol = {"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-"}.get(part, part)
+        found.append(("op", symbol) if symbol in _SYMBOLS else ("words", part))
+    return found
+
+
+@functools.lru_cache(maxsize=16)
+def _operator_pattern(base: str) -> re.Pattern[str] | None:
+    words = _OPERATORS.get(base)
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)({alternatives})(?!\w)")
+
+
+def _read_phrase(phrase: str, lang: str, keep: frozenset[str]) -> str | None:
+    """Calculator text for one phrase between operators, or None when it is not one number."""
+    if phrase in keep or _NUMBER.fullmatch(phrase):
+        return phrase
+    number = read_number(phrase, lang)
+    if number is None and " " in phrase:
+        # "two x", "three y squared": a number times an equation's unknown.
+        head, last = phrase.rsplit(" ", 1)
+        count = read_number(head, lang) if last in keep and len(last) == 1 else None
+        return None if count is None else f"{_as_calculator_text(count)} * {last}"
+    return None if number is None else _as_calculator_text(number)
+
+
+def _as_calculator_text(number: Fraction | str) -> str:
+    if isinstance(number, str):
+        return number
+    if number.denominator == 1:
+        return str(number.numerator)
+    return f"({number.numerator}/{number.denominator})"
+
+
+def read_number(phrase: str, lang: str) -> Fraction | str | None:
+    """One number said in words in ``lang`` ("two thousand three hundred and fifty", "drei komma
+    fünf", "two thirds"): decimal text where it was said as digits or a decimal, a Fraction for a
+    fraction said in words, None when the phrase is not exactly one number."""
+    from ovos_number_parser import numbers_to_digits
+
+    phrase = " ".join(phrase.split())
+    if not phrase:
+        return None
+    if _NUMBER.fullmatch(phrase):
+        return phrase
+    try:
+        digits = " ".join(numbers_to_digits(phrase, lang).split())
+    except (NotImplementedError, ValueError, IndexError, KeyError) as exc:  # No grammar: the caller refuses.
+        LOG.debug(f"ovos-number-parser could not read {phrase!r} in {lang}: {exc}")
+        return None
+    if _NUMBER.fullmatch(digits):
+        # The parser says 2/3 as 0.6666666666666666: keep the fraction it stands for.
+        if _LONG_DECIMAL.fullmatch(digits):
+            return Fraction(digits).limit_denominator(1000)
+        return digits
+    words = phrase.split()
+    # "tres coma cinco", "trois virgule cinq": the parser reads the decimal word in extract_number
+    # but leaves it in numbers_to_digits; accepted only when both readings agree.
+    decimal = re.fullmatch(r"(-?\d+) \S+ (\d+)", digits)
+    if decimal is not None and _extract(phrase, lang) == float(f"{decimal[1]}.{decimal[2]}"):
+        return f"{decimal[1]}.{decimal[2]}"
+    # "a hundred", "a half", "um terço": an article before one number.
+    article = re.fullmatch(r"(\w{1,3}) (\S+)", digits)
+    if (
+        article is not None
+        and _NUMBER.fullmatch(article[2])
+        and _extract(phrase, lang) == float(article[2])
+        and read_number(article[1], lang) is None
+    ):
+        return article[2]
+    # "a third", "two thirds", "one third" (which the parser reads as "1 1").
+    share = _fraction_word(words[-1], lang)
+    if share is not None and 1 <= len(words) <= 5:
+        head = words[:-1]
+        count: Fraction | str | None
+        if not head or (len(head) == 1 and len(head[0]) <= 3 and read_number(head[0], lang) is None):
+            count = "1"
+        else:
+            count = read_number(" ".join(head), lang)
+        if count is not None:
+            return Fraction(count) * share
+    return None
+
+
+def _extract(phrase: str, lang: str) -> float | None:
+    from ovos_number_parser import extract_number
+
+    try:
+        value = extract_number(phrase, lang)
+    except (NotImplementedError, ValueError, IndexError, KeyError) as exc:  # No grammar: the caller refuses.
+        LOG.debug(f"ovos-number-parser could not read {phrase!r} in {lang}: {exc}")
+        return None
+    return None if value is False or value is None else float(value)
+
+
+def _fraction_word(word: str, lang: str) -> Fraction | None:
+    from ovos_number_parser import is_fractional
+
+    try:
+        value = is_fractional(word, lang)
+    except (NotImplementedError, ValueError, IndexError, KeyError) as exc:  # No grammar: the caller refuses.
+        LOG.debug(f"ovos-number-parser could not read {word!r} in {lang}: {exc}")
+        return None
+    if value is False or value is None or value == 0:
+        return None
+    return Fraction(float(value)).limit_denominator(100)
+
+
+#: The languages a validator reads words in: set by the toolbox around each call (a pydantic
+#: validator sees only the value); outside a call, every fallback language.
+READING_LANGS: ContextVar[tuple[str, ...]] = ContextVar("reading_langs", default=reading_order(DEFAULT_LANG))  # noqa: B039 (a tuple)
+
+
+def number_argument(value: object, what: str, example: str) -> object:
+    """A numeric argument given as words ("minus five", "zweihundert") or as text with digits,
+    as a float; anything else is left for pydantic to judge. Text that is not one number is
+    refused with what to send instead."""
+    if not isinstance(value, str):
+        return value
+    text = " ".join(value.split())
+    if _NUMBER.fullmatch(text.replace(",", "")):
+        return float(text.replace(",", ""))
+    for lang in READING_LANGS.get():
+        reading = _read_in(text, lang, frozenset())
+        if reading.complete and _SIGNED_NUMBER.fullmatch(reading.text):
+            return float(Fraction(re.sub(r"[\s()]", "", reading.text)))
+    raise ValueError(f"{what} {value!r} is not one number: send it as a number, such as {example}")
+
+
+def amount_and_unit(text: str) -> tuple[float, str] | None:
+    """``("minus five celsius")`` -> ``(-5.0, "celsius")``: an amount written into a unit argument."""
+    words = text.split()
+    for cut in range(len(words) - 1, 0, -1):
+        try:
+            amount = number_argument(" ".join(words[:cut]), "value", "")
+        except ValueError:
+            continue
+        if isinstance(amount, float):
+            return amount, " ".join(words[cut:])
+    return None
