@@ -2,7 +2,12 @@
 
 Zones come from ``zoneinfo``, which falls back to the ``tzdata`` package where the OS has no zone
 database. A zone may be written as an IANA name in any case ('europe/lisbon'), with spaces
-('America/New York'), as a city alone ('Lisbon') or as an offset ('UTC+2').
+('America/New York'), as a city alone ('Lisbon', 'new york time'), as a country with one zone
+('Japan', from tzdata's own country table) or as an offset ('UTC+2').
+
+Dates and times may also be said in words ("next friday", "six pm london time", "in three
+hours"), read by ovos-date-parser in the toolbox's language (``_clock_words``); every result
+carries ``spoken``, the same moment in words a TTS reads well.
 """
 
 from __future__ import annotations
@@ -21,13 +26,25 @@ from zoneinfo import ZoneInfo, available_timezones
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
 from pydantic import Field
 
+from ovos_agentic_loop_toolboxes._clock_words import read_moment, say_date, say_time
 from ovos_agentic_loop_toolboxes._core.errors import BadInput, ToolboxConfigError
+from ovos_agentic_loop_toolboxes._core.language import configured_lang, reading_order
 from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
 from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 
 TOOLBOX_ID = "ovos-clock-tools"
 ZONE_HELP = "Write an IANA time zone such as 'Europe/Lisbon', 'America/New_York' or 'UTC'"
-DATE_HELP = "write dates as YYYY-MM-DD (such as 2025-03-14), or 'today', 'tomorrow', 'yesterday'"
+DATE_HELP = (
+    "write dates as YYYY-MM-DD (such as 2025-03-14), or 'today', 'tomorrow', 'yesterday', "
+    "or words such as 'next friday'"
+)
+TIME_HELP = (
+    "write 'HH:MM' (24-hour, such as '18:00'), 'YYYY-MM-DD HH:MM', 'now', or words such as "
+    "'six pm' or 'in three hours', and the zones in from_timezone and to_timezone, such as "
+    '{"time": "18:00", "from_timezone": "Europe/London", "to_timezone": "America/New_York"}'
+)
+# Words said after a place to make it a zone ("london time", "hora de Lisboa" is not read).
+_ZONE_SUFFIX = re.compile(r"\s+(?:time|time zone|timezone)$", re.IGNORECASE)
 _OFFSET = re.compile(r"(?:UTC|GMT)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?", re.IGNORECASE)
 _DATE_FORMATS = (
     "%Y-%m-%d",
@@ -65,15 +82,76 @@ def resolve_zone(text: str) -> tzinfo:
             raise ValueError(f"UTC offset {text!r} is out of range (-14 to +14 hours); {ZONE_HELP}")
         return timezone(-offset if sign == "-" else offset)
     names = _zone_names()
+    cleaned = _ZONE_SUFFIX.sub("", cleaned).removeprefix("the ").strip() or cleaned
     key = cleaned.replace(" ", "_").lower()
     if key in names:
         return ZoneInfo(names[key])
     by_city = [name for lower, name in names.items() if lower.rsplit("/", 1)[-1] == key]
     if len(by_city) == 1:
         return ZoneInfo(by_city[0])
+    by_country = _country_zones().get(cleaned.lower())
+    if by_country is not None and len(by_country) == 1:
+        return ZoneInfo(by_country[0])
+    if by_country is not None:
+        raise ValueError(
+            f"{text!r} has several time zones ({', '.join(by_country[:6])}); "
+            f"name the city's zone. {ZONE_HELP}"
+        )
     close = difflib.get_close_matches(key, list(names), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(repr(names[c]) for c in close)}?" if close else ""
     raise ValueError(f"unknown time zone {text!r}{hint}. {ZONE_HELP}")
+
+
+@functools.lru_cache(maxsize=1)
+def _country_zones() -> dict[str, list[str]]:
+    """Lower-cased country name -> its zones, from the zone database's own iso3166.tab and
+    zone.tab (the OS's, else the tzdata package's); the main zone of a country whose other
+    zones are outlying ("most of Germany", "Spain (mainland)") stands alone."""
+    folder = _zone_table_folder()
+    if folder is None:
+        return {}
+    codes: dict[str, str] = {}
+    for line in (folder / "iso3166.tab").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#") and "\t" in line:
+            code, name = line.split("\t", 1)
+            codes[code] = name.strip()
+    zones: dict[str, list[tuple[str, str]]] = {}
+    for line in (folder / "zone.tab").read_text(encoding="utf-8").splitlines():
+        fields = line.split("\t")
+        if line.startswith("#") or len(fields) < 3:
+            continue
+        zones.setdefault(fields[0], []).append((fields[2], fields[3] if len(fields) > 3 else ""))
+    found: dict[str, list[str]] = {}
+    for code, entries in zones.items():
+        main = entries[0][1].lower()
+        names = [zone for zone, _ in entries]
+        if len(entries) > 1 and (main.startswith("most of") or "mainland" in main):
+            names = names[:1]
+        country = codes.get(code, "")
+        for spelling in {country, country.split(" (")[0]} - {""}:
+            found[spelling.lower()] = names
+    return found
+
+
+def _zone_table_folder() -> Path | None:
+    for folder in (Path("/usr/share/zoneinfo"), _tzdata_folder()):
+        if folder is not None and (folder / "zone.tab").is_file() and (folder / "iso3166.tab").is_file():
+            return folder
+    return None
+
+
+def _tzdata_folder() -> Path | None:
+    try:
+        import tzdata
+    except ImportError:
+        return None
+    return Path(tzdata.__file__).parent / "zoneinfo"
+
+
+def place_name(moment: datetime) -> str:
+    """The zone as a person says it: 'Tokyo' for Asia/Tokyo, 'New York' for America/New_York."""
+    name = zone_name(moment)
+    return name.rsplit("/", 1)[-1].replace("_", " ") if "/" in name else name
 
 
 def _check_short(text: str, what: str) -> None:
@@ -120,6 +198,11 @@ class ClockSettings(ToolboxSettings):
     """Configuration of ``ovos-clock-tools``: strict types, unknown keys logged by name."""
 
     timezone: str | None = Field(None, description="Default zone (IANA name); default: the system's zone.")
+    lang: str | None = Field(
+        None,
+        description="Language dates in words are read in first and results are said in, such as "
+        "'pt-PT' (default: the OVOS configuration's 'lang', else en-US).",
+    )
 
 
 class DateTimeInfo(ToolOutput):
@@ -129,10 +212,16 @@ class DateTimeInfo(ToolOutput):
     weekday: str = Field(description="Day of the week, such as Friday.")
     timezone: str = Field(description="Time zone name, such as Europe/Lisbon.")
     utc_offset: str = Field(description="Offset from UTC as +HH:MM.")
+    spoken: str = Field(
+        "",
+        description="The time, date and place in words, such as 'six p.m., tuesday, december first, Tokyo'.",
+    )
 
     @classmethod
-    def of(cls, moment: datetime) -> DateTimeInfo:
+    def of(cls, moment: datetime, lang: str = "en-US") -> DateTimeInfo:
+        spoken = f"{say_time(moment, lang)}, {say_date(moment.date(), lang)}, {place_name(moment)}"
         return cls(
+            spoken=spoken,
             iso=moment.isoformat(timespec="seconds"),
             date=moment.date().isoformat(),
             time=moment.strftime("%H:%M:%S"),
@@ -188,10 +277,14 @@ class DateInfo(ToolOutput):
     iso_week: int = Field(description="ISO week number (1-53).")
     day_of_year: int = Field(description="1 = January 1.")
     note: str = Field("", description="Remarks, such as a day moved to the end of a shorter month.")
+    spoken: str = Field(
+        "", description="The date in words, such as 'tuesday, december first, twenty twenty six'."
+    )
 
     @classmethod
-    def of(cls, day: CalendarDate, note: str = "") -> DateInfo:
+    def of(cls, day: CalendarDate, note: str = "", lang: str = "en-US") -> DateInfo:
         return cls(
+            spoken=say_date(day, lang),
             date=day.isoformat(),
             weekday=day.strftime("%A"),
             iso_weekday=day.isoweekday(),
@@ -217,6 +310,8 @@ class ClockToolBox(BundledToolBox):
     def __init__(self, config: dict[str, Any] | None = None, bus: Any = None) -> None:
         # ToolBox.__init__ calls discover_tools and swallows its errors: set state first.
         self.settings = parse_settings(ClockSettings, TOOLBOX_ID, config)
+        self.lang = configured_lang(self.settings.lang)
+        self.langs = reading_order(self.lang)
         zone = self.settings.timezone
         try:
             self.default_zone = resolve_zone(zone) if zone else system_zone()
@@ -226,7 +321,10 @@ class ClockToolBox(BundledToolBox):
 
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the zone used when a call names none."""
-        return [f"default time zone: {zone_name(datetime.now(self.default_zone))}"]
+        return [
+            f"default time zone: {zone_name(datetime.now(self.default_zone))}",
+            f"dates in words read in: {', '.join(self.langs)}",
+        ]
 
     def discover_tools(self) -> list[AgentTool]:
         """The five clock and calendar tools."""
@@ -273,16 +371,15 @@ class ClockToolBox(BundledToolBox):
     # --- tools -------------------------------------------------------------------------------
 
     def get_current_datetime(self, args: GetCurrentDatetimeArgs) -> DateTimeInfo:
-        return DateTimeInfo.of(self._now(args.timezone))
+        return DateTimeInfo.of(self._now(args.timezone), self.lang)
 
     def convert_timezone(self, args: ConvertTimezoneArgs) -> ConvertTimezoneOutput:
-        source_zone = self._zone(args.from_timezone)
         target_zone = resolve_zone(args.to_timezone)
-        source, note = self._parse_time(args.time, source_zone)
+        source, note = self._parse_time(args.time, args.from_timezone)
         try:
             return ConvertTimezoneOutput(
-                source=DateTimeInfo.of(source),
-                result=DateTimeInfo.of(source.astimezone(target_zone)),
+                source=DateTimeInfo.of(source, self.lang),
+                result=DateTimeInfo.of(source.astimezone(target_zone), self.lang),
                 note=note,
             )
         except OverflowError:  # 9999-12-31 23:59 at UTC-14 is in the year 10000 in UTC.
@@ -324,10 +421,10 @@ class ClockToolBox(BundledToolBox):
             result = CalendarDate(year, month, min(start.day, last_day)) + timedelta(days=shift)
         except OverflowError:
             raise ValueError("the result is outside the years 1 to 9999; use smaller amounts") from None
-        return DateInfo.of(result, note)
+        return DateInfo.of(result, note, self.lang)
 
     def get_weekday(self, args: GetWeekdayArgs) -> DateInfo:
-        return DateInfo.of(self._date(args.date))
+        return DateInfo.of(self._date(args.date), lang=self.lang)
 
     # --- parsing -----------------------------------------------------------------------------
 
@@ -375,18 +472,23 @@ class ClockToolBox(BundledToolBox):
                 return datetime.strptime(cleaned, layout).date()
             except ValueError:
                 continue
+        # Only words are read: '14/03/2025' stays refused (day and month cannot be told apart).
+        spoken = read_moment(cleaned, self.langs, self._now()) if _has_words(cleaned) else None
+        if spoken is not None:
+            return spoken.moment.date()
         raise ValueError(f"could not read the date {text!r}; {DATE_HELP}")
 
-    def _parse_time(self, text: str, zone: tzinfo) -> tuple[datetime, str]:
+    def _parse_time(self, text: str, zone_text: str | None) -> tuple[datetime, str]:
         _check_short(text, "time")
+        zone = self._zone(zone_text)
         cleaned = " ".join(text.strip().split())
         if cleaned.lower() == "now":
             return datetime.now(zone), ""
         moment = _read_datetime(cleaned) or _read_clock_time(cleaned, self._now_in(zone))
+        if moment is None and _has_words(cleaned):
+            return self._spoken_time(text, cleaned, zone, zone_text)
         if moment is None:
-            raise ValueError(
-                f"could not read the time {text!r}; write 'HH:MM' (24-hour), 'YYYY-MM-DD HH:MM' or 'now'"
-            )
+            raise ValueError(f"could not read the time {text!r}; {TIME_HELP}")
         if moment.tzinfo is not None:
             return moment, "the time carried its own UTC offset, which was used instead of from_timezone"
         local = moment.replace(tzinfo=zone)
@@ -399,9 +501,39 @@ class ClockToolBox(BundledToolBox):
             return local, f"{cleaned} does not exist in {zone_name(local)} (the clocks jump forward then)"
         return local, ""
 
+    def _spoken_time(
+        self, text: str, cleaned: str, zone: tzinfo, zone_text: str | None
+    ) -> tuple[datetime, str]:
+        """A time said in words; a zone said with it ("six pm london time") is its zone when
+        from_timezone names none. Words left over that are no zone refuse the text."""
+        spoken = read_moment(cleaned, self.langs, self._now_in(zone), allow_leftover=True)
+        if spoken is None:
+            raise ValueError(f"could not read the time {text!r}; {TIME_HELP}")
+        if not spoken.leftover:
+            return spoken.moment, ""
+        try:
+            said_zone = resolve_zone(spoken.leftover)
+        except ValueError:
+            raise ValueError(
+                f"could not read {spoken.leftover!r} in the time {text!r}; {TIME_HELP}"
+            ) from None
+        if zone_text and zone_text.strip():
+            raise ValueError(
+                f"the time {text!r} names a zone ({spoken.leftover!r}) and from_timezone names another "
+                f"({zone_text!r}); send the zone once, in from_timezone. {TIME_HELP}"
+            )
+        again = read_moment(cleaned, self.langs, self._now_in(said_zone), allow_leftover=True)
+        assert again is not None  # the same text read before, now from that zone's clock
+        moment = again.moment.replace(tzinfo=None).replace(tzinfo=said_zone)
+        return moment, f"the time named its zone ({zone_name(moment)}), which was used as from_timezone"
+
     @staticmethod
     def _now_in(zone: tzinfo) -> datetime:
         return datetime.now(zone)
+
+
+def _has_words(text: str) -> bool:
+    return re.search(r"[^\W\d_]{2,}", text) is not None
 
 
 def _read_datetime(text: str) -> datetime | None:

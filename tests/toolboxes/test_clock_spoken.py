@@ -1,0 +1,158 @@
+"""Dates, times and zones said in words reach ovos-clock-tools the way a small model copies them
+from the user (issue 21), and every result says itself in words; through ``call_tool``."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+
+LISBON = ZoneInfo("Europe/Lisbon")
+
+
+@pytest.fixture(scope="module")
+def boxes() -> dict[str, ToolBox]:
+    cls = find_toolbox_plugins()["ovos-clock-tools"]
+    return {
+        lang: cls(config={"timezone": "Europe/Lisbon", "lang": lang})
+        for lang in ("en-US", "pt-PT", "es-ES", "de-DE")
+    }
+
+
+def run(tb: ToolBox, name: str, **kwargs: Any) -> Any:
+    return tb.call_tool(name, kwargs)
+
+
+def refusal(tb: ToolBox, name: str, **kwargs: Any) -> str:
+    with pytest.raises(RuntimeError) as excinfo:
+        tb.call_tool(name, kwargs)
+    return str(excinfo.value)
+
+
+def next_weekday(weekday: int) -> date:
+    today = datetime.now(LISBON).date()
+    return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
+
+
+def coming(month: int, day: int) -> date:
+    """The date the parser means by 'april fifteenth': this year's, or next year's once past."""
+    today = datetime.now(LISBON).date()
+    this_year = date(today.year, month, day)
+    return this_year if this_year >= today else date(today.year + 1, month, day)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        ("en-US", "tomorrow", lambda: datetime.now(LISBON).date() + timedelta(days=1)),
+        ("en-US", "the day after tomorrow", lambda: datetime.now(LISBON).date() + timedelta(days=2)),
+        ("en-US", "next friday", lambda: next_weekday(4)),
+        ("en-US", "in two weeks", lambda: datetime.now(LISBON).date() + timedelta(days=14)),
+        ("en-US", "april fifteenth", lambda: coming(4, 15)),
+        # The number parser alone reads "december twenty fifth" as "december 20".
+        ("en-US", "december twenty fifth", lambda: coming(12, 25)),
+        ("pt-PT", "quinze de abril", lambda: coming(4, 15)),
+        ("pt-PT", "próxima sexta", lambda: next_weekday(4)),
+        ("es-ES", "quince de abril", lambda: coming(4, 15)),
+        ("de-DE", "fünfzehnter april", lambda: coming(4, 15)),
+        ("en-US", "quince de abril", lambda: coming(4, 15)),  # another language than the toolbox's
+    ],
+)
+def test_dates_in_words(boxes: dict[str, ToolBox], lang: str, text: str, expected: Any) -> None:
+    assert run(boxes[lang], "get_weekday", date=text).date == expected().isoformat()
+
+
+def test_days_between_dates_in_words(boxes: dict[str, ToolBox]) -> None:
+    out = run(boxes["en-US"], "days_between", start_date="march first", end_date="april fifteenth")
+    assert out.days == (coming(4, 15) - coming(3, 1)).days
+
+
+def test_words_left_over_refuse_the_date(boxes: dict[str, ToolBox]) -> None:
+    reason = refusal(boxes["en-US"], "get_weekday", date="the banana festival")
+    assert "could not read the date" in reason and "YYYY-MM-DD" in reason and "next friday" in reason
+    assert "YYYY-MM-DD" in refusal(boxes["en-US"], "get_weekday", date="14/03/2025")  # still ambiguous
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "hour", "minute"),
+    [
+        ("en-US", "six pm", 18, 0),
+        ("en-US", "nine in the morning", 9, 0),  # today, even once nine has passed
+        ("en-US", "six thirty pm", 18, 30),
+        ("es-ES", "seis de la tarde", 18, 0),
+        ("de-DE", "achtzehn uhr", 18, 0),
+    ],
+)
+def test_clock_times_in_words_are_today(
+    boxes: dict[str, ToolBox], lang: str, text: str, hour: int, minute: int
+) -> None:
+    out = run(
+        boxes[lang], "convert_timezone", time=text, from_timezone="Europe/London", to_timezone="Asia/Tokyo"
+    )
+    source = datetime.fromisoformat(out.source.iso)
+    assert (source.hour, source.minute) == (hour, minute)
+    assert source.date() == datetime.now(ZoneInfo("Europe/London")).date()
+    assert datetime.fromisoformat(out.result.iso) == source and out.result.timezone == "Asia/Tokyo"
+
+
+def test_relative_times(boxes: dict[str, ToolBox]) -> None:
+    for lang, text in (("en-US", "in three hours"), ("de-DE", "in drei stunden")):
+        out = run(boxes[lang], "convert_timezone", time=text, to_timezone="Asia/Tokyo")
+        later = datetime.fromisoformat(out.source.iso) - datetime.now(LISBON)
+        assert timedelta(hours=3) - timedelta(minutes=1) < later <= timedelta(hours=3)
+
+
+def test_a_zone_said_with_the_time(boxes: dict[str, ToolBox]) -> None:
+    out = run(boxes["en-US"], "convert_timezone", time="six pm london time", to_timezone="new york")
+    assert out.source.timezone == "Europe/London" and out.source.time == "18:00:00"
+    assert out.result.timezone == "America/New_York"
+    assert datetime.fromisoformat(out.result.iso) == datetime.fromisoformat(out.source.iso)
+    assert "used as from_timezone" in out.note
+    reason = refusal(
+        boxes["en-US"],
+        "convert_timezone",
+        time="six pm london time",
+        from_timezone="UTC",
+        to_timezone="Asia/Tokyo",
+    )
+    assert "send the zone once, in from_timezone" in reason
+    reason = refusal(boxes["en-US"], "convert_timezone", time="six pm banana", to_timezone="Asia/Tokyo")
+    assert "could not read 'banana'" in reason and '"from_timezone": "Europe/London"' in reason
+
+
+@pytest.mark.parametrize(
+    ("written", "zone"),
+    [
+        ("tokyo", "Asia/Tokyo"),
+        ("new york time", "America/New_York"),
+        ("the london time zone", "Europe/London"),
+        ("Spain", "Europe/Madrid"),
+        ("germany", "Europe/Berlin"),
+        ("India", "Asia/Kolkata"),
+    ],
+)
+def test_zones_by_city_or_country(boxes: dict[str, ToolBox], written: str, zone: str) -> None:
+    out = run(boxes["en-US"], "get_current_datetime", timezone=written)
+    assert out.timezone == zone
+
+
+def test_a_country_with_several_zones_is_refused_with_them(boxes: dict[str, ToolBox]) -> None:
+    reason = refusal(boxes["en-US"], "get_current_datetime", timezone="United States")
+    assert "several time zones" in reason and "America/New_York" in reason
+
+
+def test_results_are_said_in_words_in_the_toolbox_language(boxes: dict[str, ToolBox]) -> None:
+    fixed = {"time": "2026-12-01 18:15", "from_timezone": "Asia/Tokyo", "to_timezone": "Asia/Tokyo"}
+    said = {lang: run(tb, "convert_timezone", **fixed).result.spoken for lang, tb in boxes.items()}
+    assert said["en-US"] == "quarter past six p.m., tuesday, december first, twenty twenty six, Tokyo"
+    assert said["pt-PT"].startswith("seis e um quarto da tarde, Terça-feira, um de Dezembro")
+    assert said["es-ES"].startswith("las seis y cuarto de la tarde, Martes")
+    assert said["de-DE"].startswith("viertel sieben abends, Dienstag")
+    assert (
+        run(boxes["en-US"], "get_weekday", date="2025-03-14").spoken
+        == "friday, march fourteenth, twenty twenty five"
+    )
