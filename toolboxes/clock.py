@@ -321,10 +321,7 @@ class ClockToolBox(BundledToolBox):
 
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the zone used when a call names none."""
-        return [
-            f"default time zone: {zone_name(datetime.now(self.default_zone))}",
-            f"dates in words read in: {', '.join(self.langs)}",
-        ]
+        return [f"default time zone: {zone_name(datetime.now(self.default_zone))}"]
 
     def discover_tools(self) -> list[AgentTool]:
         """The five clock and calendar tools."""

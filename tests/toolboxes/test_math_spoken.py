@@ -158,7 +158,8 @@ def test_unit_convert_refusals_show_the_call_to_send(
 
 def test_unit_convert_schema_says_which_unit_is_which(boxes: dict[str, ToolBox]) -> None:
     tool = boxes["en-US"].tools["unit_convert"]
-    assert "from_unit 'kg', to_unit 'lb'" in tool.description and "value -5" in tool.description
+    assert "10 kg': value 10, from_unit 'kg', to_unit 'lb'" in tool.description
+    assert "with its sign" in tool.argument_schema.model_json_schema()["properties"]["value"]["description"]
     assert tool.argument_schema.model_json_schema()["properties"]["value"]["type"] == "number"
 
 

@@ -60,11 +60,11 @@ EVALUATE_DESCRIPTION = (
     "numbers or a list, such as mean([2, 4, 9]). sin cos tan asin acos atan use RADIANS; "
     "sind cosd tand asind acosd atand use DEGREES. Constants: pi, e."
 )
+# The direction is what small models get wrong ("how many pounds is 10 kg" sent as lb -> kg): one
+# worked example of it, within the measured prompt budget (tests/engine/test_prompt_size.py).
 UNIT_DESCRIPTION = (
     "Convert an amount between units of length, mass, volume, temperature, speed, area, data, time, "
-    "energy or pressure. from_unit is the unit the amount is in NOW, to_unit the unit ASKED FOR: "
-    "'how many pounds is 10 kilograms' is value 10, from_unit 'kg', to_unit 'lb'. Keep the sign: "
-    "'minus five celsius in fahrenheit' is value -5, from_unit 'degC', to_unit 'degF'. "
+    "energy or pressure. 'lb in 10 kg': value 10, from_unit 'kg', to_unit 'lb'. "
     "Temperatures: 'degC', 'degF', 'kelvin'."
 )
 UNIT_EXAMPLE = '{"value": 10, "from_unit": "kg", "to_unit": "lb"}'
@@ -113,10 +113,10 @@ def _spoken_value(value: Any) -> Any:
 
 class UnitConvertArgs(ToolArguments):
     value: Annotated[float, BeforeValidator(_spoken_value)] = Field(
-        description="The amount to convert, with its sign, such as 100 or -5."
+        description="The amount with its sign: 100, -5."
     )
-    from_unit: str = Field(description="Unit the amount is in now, such as 'kg', 'degC', 'km/h'.")
-    to_unit: str = Field(description="Unit asked for, such as 'lb', 'degF', 'mph'.")
+    from_unit: str = Field(description="Unit the amount is in: 'kg', 'degC'.")
+    to_unit: str = Field(description="Unit asked for: 'lb', 'degF'.")
 
     @model_validator(mode="before")
     @classmethod
