@@ -51,6 +51,15 @@ def refusal(tb: ToolBox, name: str, kwargs: dict[str, Any]) -> str:
         ("de-DE", "zweihundert plus neunzehn prozent", "238", "200 + 19 %"),
         ("de-DE", "dreihundert mal drei", "900", "300 * 3"),
         ("de-DE", "minus zwölf durch vier", "-3", "- 12 / 4"),
+        # "the average of": the numbers after it, as one list (the parser reads them apart).
+        ("en-US", "the average of eleven nineteen and thirty", "20", "mean([11, 19, 30])"),
+        ("en-US", "the sum of two hundred and five and seven", "212", "sum([205, 7])"),
+        ("en-US", "average of 11, 19 and 30 times two", "40", "mean([11, 19, 30]) * 2"),
+        ("pt-PT", "a média de onze, dezanove e trinta", "20", "mean([11, 19, 30])"),
+        ("es-ES", "el promedio de once, diecinueve y treinta", "20", "mean([11, 19, 30])"),
+        # A spaced "und" separates numbers in German; the parser alone adds them (19 und 30 = 49).
+        ("de-DE", "durchschnitt von elf neunzehn und dreißig", "20", "mean([11, 19, 30])"),
+        ("de-DE", "summe von einundzwanzig und neunzehn", "40", "sum([21, 19])"),
         # The configured language first, then the others: the model kept the user's Portuguese.
         ("en-US", "quinze por cento de trezentos", "45", "15 % * 300"),
         ("de-DE", "seven minus twelve", "-5", "7 - 12"),
@@ -74,7 +83,9 @@ def test_an_expression_that_calculates_is_never_reread(boxes: dict[str, ToolBox]
         ("eleven nineteen and thirty", "mean([11, 19, 30])"),
         ("twenty percent tip on eighty four", "'tip on eighty four' is not a number or an operator"),
         ("twenty percent tip on eighty four", "such as '15% of 2350'"),
-        ("the square root of", "sqrt needs a number after it"),
+        ("the square root of", "sqrt needs the numbers it takes after it"),
+        ("the average of", "mean needs the numbers it takes after it"),
+        ("the average of eleven bananas", "'eleven bananas' is not a number or an operator"),
         ("5 miles", "use unit_convert"),  # no number words: the calculator's own refusal stays
         ("x + 2", "use solve_equation"),
     ],

@@ -30,6 +30,9 @@ __all__ = ["READING_LANGS", "SpokenReading", "number_argument", "read_number", "
 # syntax: "sqrt"/"cbrt" take the number that follows them as their argument.
 _OPERATORS: dict[str, dict[str, str]] = {
     "en": {
+        "average of": "mean", "the average of": "mean", "mean of": "mean", "the mean of": "mean",
+        "sum of": "sum", "the sum of": "sum", "total of": "sum", "the total of": "sum",
+        "median of": "median", "the median of": "median",
         "equals": "=", "is equal to": "=",
         "plus": "+", "added to": "+", "minus": "-", "negative": "-", "take away": "-",
         "times": "*", "multiplied by": "*", "divided by": "/", "over": "/", "modulo": "%", "mod": "%",
@@ -38,6 +41,8 @@ _OPERATORS: dict[str, dict[str, str]] = {
         "square root of": "sqrt", "the square root of": "sqrt", "cube root of": "cbrt", "the": "",
     },
     "pt": {
+        "média de": "mean", "a média de": "mean", "soma de": "sum", "a soma de": "sum",
+        "mediana de": "median", "a mediana de": "median",
         "é igual a": "=", "igual a": "=",
         "mais": "+", "menos": "-", "vezes": "*", "multiplicado por": "*", "dividido por": "/",
         "a dividir por": "/", "por cento": "%", "de": "*", "do": "*", "da": "*", "elevado a": "^",
@@ -45,6 +50,8 @@ _OPERATORS: dict[str, dict[str, str]] = {
         "a raiz quadrada de": "sqrt", "raiz cúbica de": "cbrt",
     },
     "es": {
+        "promedio de": "mean", "el promedio de": "mean", "media de": "mean", "la media de": "mean",
+        "suma de": "sum", "la suma de": "sum", "mediana de": "median", "la mediana de": "median",
         "es igual a": "=", "igual a": "=",
         "más": "+", "mas": "+", "menos": "-", "por ciento": "%", "multiplicado por": "*", "por": "*",
         "veces": "*", "dividido por": "/", "dividido entre": "/", "entre": "/", "de": "*", "del": "*",
@@ -52,6 +59,8 @@ _OPERATORS: dict[str, dict[str, str]] = {
         "la raíz cuadrada de": "sqrt", "raíz cúbica de": "cbrt",
     },
     "de": {
+        "durchschnitt von": "mean", "der durchschnitt von": "mean", "mittelwert von": "mean",
+        "summe von": "sum", "die summe von": "sum", "median von": "median", "der median von": "median",
         "ist gleich": "=", "gleich": "=",
         "plus": "+", "minus": "-", "weniger": "-", "mal": "*", "multipliziert mit": "*",
         "geteilt durch": "/", "dividiert durch": "/", "durch": "/", "prozent": "%", "von": "*",
@@ -59,6 +68,8 @@ _OPERATORS: dict[str, dict[str, str]] = {
         "quadratwurzel aus": "sqrt", "quadratwurzel von": "sqrt", "die wurzel aus": "sqrt",
     },
     "fr": {
+        "moyenne de": "mean", "la moyenne de": "mean", "somme de": "sum", "la somme de": "sum",
+        "médiane de": "median", "la médiane de": "median",
         "est égal à": "=", "égale": "=", "égal à": "=",
         "plus": "+", "moins": "-", "fois": "*", "multiplié par": "*", "divisé par": "/", "sur": "/",
         "pour cent": "%", "pourcent": "%", "de": "*", "des": "*", "à la puissance": "^",
@@ -66,12 +77,16 @@ _OPERATORS: dict[str, dict[str, str]] = {
         "la racine carrée de": "sqrt",
     },
     "it": {
+        "media di": "mean", "la media di": "mean", "somma di": "sum", "la somma di": "sum",
+        "mediana di": "median", "la mediana di": "median",
         "è uguale a": "=", "uguale a": "=",
         "più": "+", "meno": "-", "per cento": "%", "moltiplicato per": "*", "per": "*", "volte": "*",
         "diviso per": "/", "diviso": "/", "di": "*", "elevato a": "^", "alla": "^",
         "al quadrato": "^2", "al cubo": "^3", "radice quadrata di": "sqrt", "la radice quadrata di": "sqrt",
     },
     "nl": {
+        "gemiddelde van": "mean", "het gemiddelde van": "mean", "som van": "sum", "de som van": "sum",
+        "mediaan van": "median",
         "is gelijk aan": "=", "gelijk aan": "=",
         "plus": "+", "min": "-", "keer": "*", "maal": "*", "gedeeld door": "/", "procent": "%",
         "van": "*", "tot de macht": "^", "kwadraat": "^2", "wortel van": "sqrt",
@@ -79,6 +94,11 @@ _OPERATORS: dict[str, dict[str, str]] = {
 }  # fmt: skip
 _SYMBOLS = {"+", "-", "*", "**", "/", "//", "%", "^", "^2", "^3", "(", ")", ",", "[", "]", "="}
 _PREFIX_FUNCTIONS = {"sqrt", "cbrt"}
+# "the average of eleven, nineteen and thirty": the numbers that follow, as one list.
+_AGGREGATE_TARGETS = {"mean", "sum", "median"}
+# The word between the last two numbers of a list ("eleven, nineteen and thirty").
+_AND = {"en": "and", "pt": "e", "es": "y", "de": "und", "fr": "et", "it": "e", "nl": "en"}
+_AND_SEPARATES = {"de", "nl"}
 _SYMBOL_CHARS = re.compile(r"(\*\*|//|[+\-*/%^(),\[\]=×÷·−–])")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)")
 _CURRENCY = re.compile(r"[$€£¥]")
@@ -95,10 +115,11 @@ class SpokenReading:
     lang: str
     unread: tuple[str, ...] = ()
     words_read: int = 0  # number words and operator words understood
+    missing: tuple[str, ...] = ()  # functions said without the numbers they take ("the square root of")
 
     @property
     def complete(self) -> bool:
-        return not self.unread
+        return not self.unread and not self.missing
 
 
 def read_spoken(text: str, langs: Iterable[str], keep: frozenset[str] = frozenset()) -> SpokenReading:
@@ -113,24 +134,53 @@ def read_spoken(text: str, langs: Iterable[str], keep: frozenset[str] = frozense
         reading = _read_in(text, lang, keep)
         if reading.complete:
             return reading
-        if best is None or len(reading.unread) < len(best.unread):
+        if best is None or _shortfall(reading) < _shortfall(best):
             best = reading
     assert best is not None, "langs must not be empty"
     return best
+
+
+def _shortfall(reading: SpokenReading) -> tuple[int, int]:
+    """Fewer words left unread first, then more words understood."""
+    return len(reading.unread) + len(reading.missing), -reading.words_read
 
 
 def _read_in(text: str, lang: str, keep: frozenset[str]) -> SpokenReading:
     tokens, operator_words = _tokens(text, lang)
     out: list[str] = []
     unread: list[str] = []
+    missing: list[str] = []
     numbers = 0
     pending_function: str | None = None
-    for kind, value in tokens:
+    # "average of 11, 19 and 30": its name, the numbers so far, and whether a phrase went unread.
+    aggregate: tuple[str, list[str], list[str]] | None = None
+    for kind, value in [*tokens, ("end", "")]:
+        if aggregate is not None:
+            if kind == "op" and value == ",":
+                continue
+            if kind == "words":
+                listed = _read_list(value, lang)
+                if listed is None:
+                    unread.append(value)
+                    aggregate[2].append(value)
+                else:
+                    aggregate[1].extend(listed)
+                    numbers += len(listed)
+                continue
+            name, listed, skipped = aggregate
+            out.append(f"{name}([{', '.join(listed)}])" if listed else "")
+            if not listed and not skipped:
+                missing.append(name)
+            aggregate = None
+        if kind == "end":
+            break
         if kind == "op":
             if value in _PREFIX_FUNCTIONS:
                 pending_function = value
-                continue
-            out.append(value)
+            elif value in _AGGREGATE_TARGETS:
+                aggregate = (value, [], [])
+            else:
+                out.append(value)
             continue
         read = _read_phrase(value, lang, keep)
         if read is None:
@@ -142,9 +192,57 @@ def _read_in(text: str, lang: str, keep: frozenset[str]) -> SpokenReading:
             read, pending_function = f"{pending_function}({read})", None
         out.append(read)
     if pending_function is not None:
-        unread.append(f"{pending_function} needs a number after it")
+        missing.append(pending_function)
     joined = " ".join(part for part in out if part)
-    return SpokenReading(joined, lang, tuple(unread), numbers + operator_words)
+    return SpokenReading(joined, lang, tuple(unread), numbers + operator_words, tuple(missing))
+
+
+def _read_list(phrase: str, lang: str) -> list[str] | None:
+    """The numbers of "eleven nineteen and thirty" (the number parser reads them apart); None
+    when anything else is in the phrase."""
+    from ovos_number_parser import numbers_to_digits
+
+    try:
+        digits = numbers_to_digits(phrase, lang).split()
+    except (NotImplementedError, ValueError, IndexError, KeyError) as exc:
+        LOG.debug(f"ovos-number-parser could not read {phrase!r} in {lang}: {exc}")
+        return None
+    base = lang.split("-")[0].lower()
+    joiner = _AND.get(base)
+    if base in _AND_SEPARATES and joiner and f" {joiner} " in f" {phrase} ":
+        # German and Dutch glue "und"/"en" inside a number (neunzehn, neunundvierzig): spaced, it
+        # separates two numbers, which the parser would add up ("neunzehn und dreißig" as 49).
+        parts = [_read_list(part, lang) for part in re.split(rf"\s+{joiner}\s+", phrase)]
+        return None if any(p is None for p in parts) else [n for p in parts for n in p or []]
+    if joiner and f" {joiner} " in f" {phrase} " and base not in _AND_SEPARATES:
+        groups = _and_groups(re.split(rf"\s+{joiner}\s+", phrase), joiner, lang)
+        if groups is not None and len(groups) > 1:
+            parts = [_read_list(group, lang) for group in groups]
+            return None if any(p is None for p in parts) else [n for p in parts for n in p or []]
+    single = read_number(phrase, lang)
+    if single is not None:
+        return [_as_calculator_text(single)]
+    listed = [word for word in digits if word != joiner]
+    return listed if listed and all(_NUMBER.fullmatch(word) for word in listed) else None
+
+
+def _and_groups(parts: list[str], joiner: str, lang: str) -> list[str] | None:
+    """Parts split at "and" joined back where "and" is inside a number: it only ever joins a
+    smaller part after a larger one ("two hundred and five", "treinta y nueve"); before a part as
+    large or larger ("nineteen and thirty") it separates two numbers."""
+    groups: list[str] = []
+    last: float | None = None
+    for part in parts:
+        read = _read_list(part, lang)
+        if read is None:
+            return None
+        first = float(Fraction(read[0].strip("()")))
+        if groups and last is not None and first < last:
+            groups[-1] = f"{groups[-1]} {joiner} {part}"
+        else:
+            groups.append(part)
+        last = float(Fraction(read[-1].strip("()")))
+    return groups
 
 
 def _tokens(text: str, lang: str) -> tuple[list[tuple[str, str]], int]:

@@ -348,6 +348,7 @@ def _unread_message(reading: SpokenReading) -> str:
             )
         else:
             parts.append(f"{phrase!r} is not a number or an operator")
+    parts += [f"{name} needs the numbers it takes after it" for name in reading.missing]
     return (
         "; ".join(parts) + ". Send only numbers and operators, such as '15% of 2350', '7 - 12' or "
         "'420 + 19%' (units go to unit_convert)"
