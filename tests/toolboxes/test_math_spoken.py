@@ -87,6 +87,7 @@ def test_an_expression_that_calculates_is_never_reread(boxes: dict[str, ToolBox]
         ("the average of", "mean needs the numbers it takes after it"),
         ("the average of eleven bananas", "'eleven bananas' is not a number or an operator"),
         ("5 miles", "use unit_convert"),  # no number words: the calculator's own refusal stays
+        ("the", "unknown name 'the'"),  # only filler: nothing read, the calculator's refusal
         ("x + 2", "use solve_equation"),
     ],
 )

@@ -275,8 +275,10 @@ class MathToolBox(BundledToolBox):
         if not words or len(text) > MAX_EXPRESSION_CHARS or SOURCE_NAME.search(text):
             raise failure
         reading = read_spoken(text, self.langs, keep)
-        if reading.complete:
+        if reading.complete and reading.text:
             return reading
+        if reading.complete:  # only filler words ("the"): nothing to calculate
+            raise failure
         if reading.words_read == 0 and not any(read_number(w, reading.lang) for w in words):
             raise failure
         raise MathError(_unread_message(reading)) from None
