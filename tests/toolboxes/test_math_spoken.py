@@ -33,6 +33,7 @@ def refusal(tb: ToolBox, name: str, kwargs: dict[str, Any]) -> str:
         # Given the whole sentence, the number parser reads this as -12 and drops the seven.
         ("en-US", "seven minus twelve", "-5", "7 - 12"),
         ("en-US", "minus twelve", "-12", "- 12"),
+        ("en-US", "twenty-five minus five", "20", "25 - 5"),  # a hyphen inside a word is no minus
         ("en-US", "three hundred and forty seven times twenty eight", "9716", "347 * 28"),
         ("en-US", "four hundred and twenty plus nineteen percent", "499.8", "420 + 19 %"),
         ("en-US", "the square root of five hundred and twenty nine", "23", "sqrt(529)"),

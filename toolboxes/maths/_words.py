@@ -102,6 +102,7 @@ _AND_SEPARATES = {"de", "nl"}
 _SYMBOL_CHARS = re.compile(r"(\*\*|//|[+\-*/%^(),\[\]=×÷·−–])")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)")
 _CURRENCY = re.compile(r"[$€£¥]")
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _LONG_DECIMAL = re.compile(r"-?\d*\.\d{9,}")
 # One number as _read_in writes it: "- 12", "(2/3)", "- (1/2)".
 _SIGNED_NUMBER = re.compile(r"-?\s*(?:\d+(?:\.\d+)?|\(\d+/\d+\))")
@@ -248,6 +249,8 @@ def _and_groups(parts: list[str], joiner: str, lang: str) -> list[str] | None:
 def _tokens(text: str, lang: str) -> tuple[list[tuple[str, str]], int]:
     """("op", calculator symbol) and ("words", phrase) tokens, and how many operator words there were."""
     lowered = _CURRENCY.sub(" ", " ".join(text.lower().split()))
+    # "twenty-five", "dix-huit": a hyphen between letters is inside a number word, not a minus.
+    lowered = _WORD_HYPHEN.sub(" ", lowered)
     pattern = _operator_pattern(lang.split("-")[0].lower())
     tokens: list[tuple[str, str]] = []
     operator_words = 0
