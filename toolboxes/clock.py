@@ -17,6 +17,7 @@ import difflib
 import functools
 import os
 import re
+from collections.abc import Iterable
 from datetime import date as CalendarDate
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
+from ovos_utils.log import LOG
 from pydantic import Field
 
 from ovos_agentic_loop_toolboxes._clock_words import read_moment, say_date, say_time
@@ -69,8 +71,9 @@ def _zone_names() -> dict[str, str]:
     return {name.lower(): name for name in available_timezones()}
 
 
-def resolve_zone(text: str) -> tzinfo:
-    """A tzinfo for a zone name written the way a person or a small model might write it."""
+def resolve_zone(text: str, langs: Iterable[str] = ()) -> tzinfo:
+    """A tzinfo for a zone name written the way a person or a small model might write it;
+    ``langs``: languages whose names of cities are known too ('Tóquio', 'Nueva York')."""
     _check_short(text, "time zone")
     cleaned = text.strip()
     if cleaned.upper() in ("UTC", "GMT", "Z", "ZULU"):
@@ -89,6 +92,10 @@ def resolve_zone(text: str) -> tzinfo:
     by_city = [name for lower, name in names.items() if lower.rsplit("/", 1)[-1] == key]
     if len(by_city) == 1:
         return ZoneInfo(by_city[0])
+    for lang in langs:
+        local = _local_city_zones(lang).get(cleaned.lower())
+        if local is not None:
+            return ZoneInfo(local)
     by_country = _country_zones().get(cleaned.lower())
     if by_country is not None and len(by_country) == 1:
         return ZoneInfo(by_country[0])
@@ -133,6 +140,31 @@ def _country_zones() -> dict[str, list[str]]:
     return found
 
 
+@functools.lru_cache(maxsize=16)
+def _local_cities(lang: str) -> dict[str, str]:
+    """IANA zone -> its city as ``lang`` names it, from the Unicode CLDR (through babel), which
+    lists a zone's city where a language says it differently ('Tóquio', 'Lissabon')."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        locale = Locale.parse(lang, sep="-") if "-" in lang else Locale.parse(lang)
+    except (UnknownLocaleError, ValueError) as exc:
+        LOG.debug(f"{TOOLBOX_ID}: no city names for {lang!r}: {exc}")
+        return {}
+    return {zone: str(names["city"]) for zone, names in locale.time_zones.items() if "city" in names}
+
+
+@functools.lru_cache(maxsize=16)
+def _local_city_zones(lang: str) -> dict[str, str]:
+    """Lower-cased city name in ``lang`` -> IANA zone."""
+    return {city.lower(): zone for zone, city in _local_cities(lang).items()}
+
+
+def local_city_name(zone: str, lang: str) -> str | None:
+    """The zone's city as ``lang`` names it, where it differs from the zone's own name."""
+    return _local_cities(lang).get(zone)
+
+
 def _zone_table_folder() -> Path | None:
     for folder in (Path("/usr/share/zoneinfo"), _tzdata_folder()):
         if folder is not None and (folder / "zone.tab").is_file() and (folder / "iso3166.tab").is_file():
@@ -148,10 +180,13 @@ def _tzdata_folder() -> Path | None:
     return Path(tzdata.__file__).parent / "zoneinfo"
 
 
-def place_name(moment: datetime) -> str:
-    """The zone as a person says it: 'Tokyo' for Asia/Tokyo, 'New York' for America/New_York."""
+def place_name(moment: datetime, lang: str = "en-US") -> str:
+    """The zone as a person says it: 'Tokyo' for Asia/Tokyo, 'New York' for America/New_York,
+    'Tóquio' in Portuguese."""
     name = zone_name(moment)
-    return name.rsplit("/", 1)[-1].replace("_", " ") if "/" in name else name
+    if "/" not in name:
+        return name
+    return local_city_name(name, lang) or name.rsplit("/", 1)[-1].replace("_", " ")
 
 
 def _check_short(text: str, what: str) -> None:
@@ -219,7 +254,7 @@ class DateTimeInfo(ToolOutput):
 
     @classmethod
     def of(cls, moment: datetime, lang: str = "en-US") -> DateTimeInfo:
-        spoken = f"{say_time(moment, lang)}, {say_date(moment.date(), lang)}, {place_name(moment)}"
+        spoken = f"{say_time(moment, lang)}, {say_date(moment.date(), lang)}, {place_name(moment, lang)}"
         return cls(
             spoken=spoken,
             iso=moment.isoformat(timespec="seconds"),
@@ -371,7 +406,7 @@ class ClockToolBox(BundledToolBox):
         return DateTimeInfo.of(self._now(args.timezone), self.lang)
 
     def convert_timezone(self, args: ConvertTimezoneArgs) -> ConvertTimezoneOutput:
-        target_zone = resolve_zone(args.to_timezone)
+        target_zone = resolve_zone(args.to_timezone, self.langs)
         source, note = self._parse_time(args.time, args.from_timezone)
         try:
             return ConvertTimezoneOutput(
@@ -426,7 +461,7 @@ class ClockToolBox(BundledToolBox):
     # --- parsing -----------------------------------------------------------------------------
 
     def _zone(self, text: str | None) -> tzinfo:
-        return resolve_zone(text) if text and text.strip() else self.default_zone
+        return resolve_zone(text, self.langs) if text and text.strip() else self.default_zone
 
     def _now(self, zone_text: str | None = None) -> datetime:
         return datetime.now(self._zone(zone_text))
@@ -509,7 +544,7 @@ class ClockToolBox(BundledToolBox):
         if not spoken.leftover:
             return spoken.moment, ""
         try:
-            said_zone = resolve_zone(spoken.leftover)
+            said_zone = resolve_zone(spoken.leftover, self.langs)
         except ValueError:
             raise ValueError(
                 f"could not read {spoken.leftover!r} in the time {text!r}; {TIME_HELP}"

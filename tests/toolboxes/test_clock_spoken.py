@@ -156,3 +156,20 @@ def test_results_are_said_in_words_in_the_toolbox_language(boxes: dict[str, Tool
         run(boxes["en-US"], "get_weekday", date="2025-03-14").spoken
         == "friday, march fourteenth, twenty twenty five"
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "written", "zone", "said"),
+    [
+        ("pt-PT", "Tóquio", "Asia/Tokyo", "Tóquio"),
+        ("pt-PT", "nova iorque", "America/New_York", "Nova Iorque"),
+        ("es-ES", "Nueva York", "America/New_York", "Nueva York"),
+        ("de-DE", "Tokio", "Asia/Tokyo", "Tokio"),
+        ("en-US", "Londres", "Europe/London", "London"),  # a fallback language's name, said in English
+    ],
+)
+def test_cities_as_the_language_names_them(
+    boxes: dict[str, ToolBox], lang: str, written: str, zone: str, said: str
+) -> None:
+    out = run(boxes[lang], "get_current_datetime", timezone=written)
+    assert out.timezone == zone and out.spoken.endswith(f", {said}")
