@@ -17,6 +17,7 @@ import difflib
 import functools
 import os
 import re
+import unicodedata
 from collections.abc import Iterable
 from datetime import date as CalendarDate
 from datetime import datetime, timedelta, timezone, tzinfo
@@ -93,7 +94,7 @@ def resolve_zone(text: str, langs: Iterable[str] = ()) -> tzinfo:
     if len(by_city) == 1:
         return ZoneInfo(by_city[0])
     for lang in langs:
-        local = _local_city_zones(lang).get(cleaned.lower())
+        local = _local_city_zones(lang).get(_plain(cleaned))
         if local is not None:
             return ZoneInfo(local)
     by_country = _country_zones().get(cleaned.lower())
@@ -156,8 +157,13 @@ def _local_cities(lang: str) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=16)
 def _local_city_zones(lang: str) -> dict[str, str]:
-    """Lower-cased city name in ``lang`` -> IANA zone."""
-    return {city.lower(): zone for zone, city in _local_cities(lang).items()}
+    """City name in ``lang``, lower-cased without accents (the date parser drops them) -> IANA zone."""
+    return {_plain(city): zone for zone, city in _local_cities(lang).items()}
+
+
+def _plain(name: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", name.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def local_city_name(zone: str, lang: str) -> str | None:
@@ -543,12 +549,9 @@ class ClockToolBox(BundledToolBox):
             raise ValueError(f"could not read the time {text!r}; {TIME_HELP}")
         if not spoken.leftover:
             return spoken.moment, ""
-        try:
-            said_zone = resolve_zone(spoken.leftover, self.langs)
-        except ValueError:
-            raise ValueError(
-                f"could not read {spoken.leftover!r} in the time {text!r}; {TIME_HELP}"
-            ) from None
+        said_zone = self._said_zone(spoken.leftover)
+        if said_zone is None:
+            raise ValueError(f"could not read {spoken.leftover!r} in the time {text!r}; {TIME_HELP}")
         if zone_text and zone_text.strip():
             raise ValueError(
                 f"the time {text!r} names a zone ({spoken.leftover!r}) and from_timezone names another "
@@ -558,6 +561,19 @@ class ClockToolBox(BundledToolBox):
         assert again is not None  # the same text read before, now from that zone's clock
         moment = again.moment.replace(tzinfo=None).replace(tzinfo=said_zone)
         return moment, f"the time named its zone ({zone_name(moment)}), which was used as from_timezone"
+
+    def _said_zone(self, leftover: str) -> tzinfo | None:
+        """The zone in the words a time left over: 'london time', or 'in tokyo' / 'em Tóquio'
+        (the word before a place, whatever the language, is tried without)."""
+        words = leftover.split()
+        for candidate in dict.fromkeys((leftover, " ".join(words[1:]))):
+            if not candidate:
+                continue
+            try:
+                return resolve_zone(candidate, self.langs)
+            except ValueError:
+                continue
+        return None
 
     @staticmethod
     def _now_in(zone: tzinfo) -> datetime:

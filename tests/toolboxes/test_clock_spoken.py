@@ -112,6 +112,13 @@ def test_a_zone_said_with_the_time(boxes: dict[str, ToolBox]) -> None:
     assert out.result.timezone == "America/New_York"
     assert datetime.fromisoformat(out.result.iso) == datetime.fromisoformat(out.source.iso)
     assert "used as from_timezone" in out.note
+    for lang, said in (("en-US", "six pm in tokyo"), ("pt-PT", "seis da tarde em Tóquio")):
+        out = run(boxes[lang], "convert_timezone", time=said, to_timezone="UTC")
+        assert (out.source.timezone, out.source.time, out.result.time) == (
+            "Asia/Tokyo",
+            "18:00:00",
+            "09:00:00",
+        )
     reason = refusal(
         boxes["en-US"],
         "convert_timezone",
