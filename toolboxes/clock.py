@@ -22,16 +22,17 @@ from collections.abc import Iterable
 from datetime import date as CalendarDate
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo, available_timezones
 
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolOutput
 from ovos_utils.log import LOG
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from ovos_agentic_loop_toolboxes._clock_words import read_moment, say_date, say_time
 from ovos_agentic_loop_toolboxes._core.errors import BadInput, ToolboxConfigError
 from ovos_agentic_loop_toolboxes._core.language import configured_lang, reading_order
+from ovos_agentic_loop_toolboxes._core.numbers import whole_number_argument
 from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
 from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 
@@ -303,12 +304,20 @@ class DaysBetweenOutput(ToolOutput):
     extra_days: int = Field(description="Days left over after the whole weeks.")
 
 
+def _spoken_count(value: Any) -> Any:
+    return whole_number_argument(value, "the amount", '{"date": "today", "days": 3}')
+
+
+# "three", "menos dois": a count copied from the user's words is read, the schema stays an integer.
+Count = Annotated[int, BeforeValidator(_spoken_count)]
+
+
 class AddToDateArgs(ToolArguments):
     date: str = Field("today", description="Start date, YYYY-MM-DD or 'today'.")
-    days: int = Field(0, description="Days to add; negative to subtract.")
-    weeks: int = Field(0, description="Weeks to add; negative to subtract.")
-    months: int = Field(0, description="Calendar months to add; negative to subtract.")
-    years: int = Field(0, description="Years to add; negative to subtract.")
+    days: Count = Field(0, description="Days to add; negative to subtract.")
+    weeks: Count = Field(0, description="Weeks to add; negative to subtract.")
+    months: Count = Field(0, description="Calendar months to add; negative to subtract.")
+    years: Count = Field(0, description="Years to add; negative to subtract.")
 
 
 class DateInfo(ToolOutput):

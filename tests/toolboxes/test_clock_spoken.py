@@ -180,3 +180,29 @@ def test_cities_as_the_language_names_them(
 ) -> None:
     out = run(boxes[lang], "get_current_datetime", timezone=written)
     assert out.timezone == zone and out.spoken.endswith(f", {said}")
+
+
+@pytest.mark.parametrize(
+    ("lang", "kwargs", "days_later"),
+    [
+        ("en-US", {"days": "three"}, 3),
+        ("en-US", {"weeks": "two"}, 14),
+        ("en-US", {"days": "minus two"}, -2),
+        ("pt-PT", {"days": "menos dois"}, -2),
+        ("de-DE", {"days": "zehn"}, 10),
+        ("es-ES", {"days": "quince"}, 15),
+    ],
+)
+def test_add_to_date_counts_in_words(
+    boxes: dict[str, ToolBox], lang: str, kwargs: dict[str, Any], days_later: int
+) -> None:
+    out = run(boxes[lang], "add_to_date", date="2026-06-10", **kwargs)
+    assert out.date == (date(2026, 6, 10) + timedelta(days=days_later)).isoformat()
+
+
+def test_add_to_date_refuses_a_count_that_is_no_whole_number(boxes: dict[str, ToolBox]) -> None:
+    with pytest.raises(ValueError) as excinfo:
+        boxes["en-US"].call_tool("add_to_date", {"days": "a few"})
+    assert "is not a whole number" in str(excinfo.value) and '"days": 3' in str(excinfo.value)
+    schema = boxes["en-US"].tools["add_to_date"].argument_schema.model_json_schema()
+    assert schema["properties"]["days"]["type"] == "integer"

@@ -11,4 +11,7 @@
 - ``runner``: the ONE sandboxed program run (temp folder, kernel rules, limits, process) that the
   shell and skill scripts call with their own :class:`RunPolicy`.
 - ``kernel`` and ``landlock``: the Landlock kernel sandbox every started program runs in.
+- ``language``: a toolbox's language (its ``lang``, else the OVOS configuration's), the fallback
+  languages, and the languages argument validators read words in during a call.
+- ``numbers``: one number said in words, read by ovos-number-parser and checked.
 """

@@ -10,9 +10,20 @@ translate them into English, so a word that does not read in the configured lang
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from ovos_utils.log import LOG
 
-__all__ = ["DEFAULT_LANG", "FALLBACK_LANGS", "configured_lang", "reading_order"]
+__all__ = [
+    "DEFAULT_LANG",
+    "FALLBACK_LANGS",
+    "READING_LANGS",
+    "configured_lang",
+    "reading_in",
+    "reading_order",
+]
 
 DEFAULT_LANG = "en-US"
 #: Languages tried after the configured one, in this order: the languages the project's suites
@@ -42,3 +53,19 @@ def reading_order(lang: str) -> tuple[str, ...]:
         if all(base != seen.split("-")[0].lower() for seen in order):
             order.append(candidate)
     return tuple(order)
+
+
+#: The languages an argument validator reads words in. A pydantic validator sees only the value,
+#: so ``BundledToolBox.call_tool`` sets the toolbox's languages around each call; outside a call,
+#: every fallback language.
+READING_LANGS: ContextVar[tuple[str, ...]] = ContextVar("reading_langs", default=reading_order(DEFAULT_LANG))  # noqa: B039 (a tuple)
+
+
+@contextmanager
+def reading_in(langs: tuple[str, ...]) -> Iterator[None]:
+    """Validators read words in ``langs`` inside this block."""
+    token = READING_LANGS.set(langs)
+    try:
+        yield
+    finally:
+        READING_LANGS.reset(token)

@@ -14,6 +14,7 @@ INFO for a refusal the caller can fix and WARNING for anything else (the traceba
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox, ToolOutput
@@ -21,6 +22,7 @@ from ovos_utils.log import LOG
 from pydantic import ValidationError
 
 from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
+from ovos_agentic_loop_toolboxes._core.language import reading_in
 
 __all__ = ["BundledToolBox", "failure_reason"]
 
@@ -29,6 +31,9 @@ _MAX_LOGGED_CHARS = 500
 
 class BundledToolBox(ToolBox):
     """OPM's ToolBox with readable failures and a WARNING when it serves no tools."""
+
+    #: The languages its arguments' words are read in (``_core.language``); () reads none.
+    langs: tuple[str, ...] = ()
 
     def __init__(self, toolbox_id: str, config: dict[str, Any] | None = None, bus: Any = None) -> None:
         super().__init__(toolbox_id, config, bus)
@@ -43,7 +48,9 @@ class BundledToolBox(ToolBox):
 
     def call_tool(self, name: str, tool_kwargs: Any) -> ToolOutput:
         try:
-            return super().call_tool(name, tool_kwargs)
+            # Argument validators that read words ("minus five") read them in this toolbox's languages.
+            with reading_in(self.langs) if self.langs else nullcontext():
+                return super().call_tool(name, tool_kwargs)
         except (RuntimeError, ValueError) as exc:
             reason = failure_reason(exc)
             # None: OPM's own refusal (unknown tool, wrong argument type), which already says why.

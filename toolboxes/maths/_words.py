@@ -16,15 +16,15 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 
 from ovos_utils.log import LOG
 
-from ovos_agentic_loop_toolboxes._core.language import DEFAULT_LANG, reading_order
+from ovos_agentic_loop_toolboxes._core.language import READING_LANGS
+from ovos_agentic_loop_toolboxes._core.numbers import NUMBER, read_number
 
-__all__ = ["READING_LANGS", "SpokenReading", "number_argument", "read_number", "read_spoken"]
+__all__ = ["SpokenReading", "amount_and_unit", "number_argument", "read_spoken"]
 
 # Operator words, longest first within a language when matched. The targets are calculator
 # syntax: "sqrt"/"cbrt" take the number that follows them as their argument.
@@ -100,10 +100,8 @@ _AGGREGATE_TARGETS = {"mean", "sum", "median"}
 _AND = {"en": "and", "pt": "e", "es": "y", "de": "und", "fr": "et", "it": "e", "nl": "en"}
 _AND_SEPARATES = {"de", "nl"}
 _SYMBOL_CHARS = re.compile(r"(\*\*|//|[+\-*/%^(),\[\]=×÷·−–])")
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)")
 _CURRENCY = re.compile(r"[$€£¥]")
 _WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
-_LONG_DECIMAL = re.compile(r"-?\d*\.\d{9,}")
 # One number as _read_in writes it: "- 12", "(2/3)", "- (1/2)".
 _SIGNED_NUMBER = re.compile(r"-?\s*(?:\d+(?:\.\d+)?|\(\d+/\d+\))")
 
@@ -224,7 +222,7 @@ def _read_list(phrase: str, lang: str) -> list[str] | None:
     if single is not None:
         return [_as_calculator_text(single)]
     listed = [word for word in digits if word != joiner]
-    return listed if listed and all(_NUMBER.fullmatch(word) for word in listed) else None
+    return listed if listed and all(NUMBER.fullmatch(word) for word in listed) else None
 
 
 def _and_groups(parts: list[str], joiner: str, lang: str) -> list[str] | None:
@@ -288,7 +286,7 @@ def _operator_pattern(base: str) -> re.Pattern[str] | None:
 
 def _read_phrase(phrase: str, lang: str, keep: frozenset[str]) -> str | None:
     """Calculator text for one phrase between operators, or None when it is not one number."""
-    if phrase in keep or _NUMBER.fullmatch(phrase):
+    if phrase in keep or NUMBER.fullmatch(phrase):
         return phrase
     number = read_number(phrase, lang)
     if number is None and " " in phrase:
@@ -307,85 +305,6 @@ def _as_calculator_text(number: Fraction | str) -> str:
     return f"({number.numerator}/{number.denominator})"
 
 
-def read_number(phrase: str, lang: str) -> Fraction | str | None:
-    """One number said in words in ``lang`` ("two thousand three hundred and fifty", "drei komma
-    fünf", "two thirds"): decimal text where it was said as digits or a decimal, a Fraction for a
-    fraction said in words, None when the phrase is not exactly one number."""
-    from ovos_number_parser import numbers_to_digits
-
-    phrase = " ".join(phrase.split())
-    if not phrase:
-        return None
-    if _NUMBER.fullmatch(phrase):
-        return phrase
-    try:
-        digits = " ".join(numbers_to_digits(phrase, lang).split())
-    except (NotImplementedError, ValueError, IndexError, KeyError) as exc:  # No grammar: the caller refuses.
-        LOG.debug(f"ovos-number-parser could not read {phrase!r} in {lang}: {exc}")
-        return None
-    if _NUMBER.fullmatch(digits):
-        # The parser says 2/3 as 0.6666666666666666: keep the fraction it stands for.
-        if _LONG_DECIMAL.fullmatch(digits):
-            return Fraction(digits).limit_denominator(1000)
-        return digits
-    words = phrase.split()
-    # "tres coma cinco", "trois virgule cinq": the parser reads the decimal word in extract_number
-    # but leaves it in numbers_to_digits; accepted only when both readings agree.
-    decimal = re.fullmatch(r"(-?\d+) \S+ (\d+)", digits)
-    if decimal is not None and _extract(phrase, lang) == float(f"{decimal[1]}.{decimal[2]}"):
-        return f"{decimal[1]}.{decimal[2]}"
-    # "a hundred", "a half", "um terço": an article before one number.
-    article = re.fullmatch(r"(\w{1,3}) (\S+)", digits)
-    if (
-        article is not None
-        and _NUMBER.fullmatch(article[2])
-        and _extract(phrase, lang) == float(article[2])
-        and read_number(article[1], lang) is None
-    ):
-        return article[2]
-    # "a third", "two thirds", "one third" (which the parser reads as "1 1").
-    share = _fraction_word(words[-1], lang)
-    if share is not None and 1 <= len(words) <= 5:
-        head = words[:-1]
-        count: Fraction | str | None
-        if not head or (len(head) == 1 and len(head[0]) <= 3 and read_number(head[0], lang) is None):
-            count = "1"
-        else:
-            count = read_number(" ".join(head), lang)
-        if count is not None:
-            return Fraction(count) * share
-    return None
-
-
-def _extract(phrase: str, lang: str) -> float | None:
-    from ovos_number_parser import extract_number
-
-    try:
-        value = extract_number(phrase, lang)
-    except (NotImplementedError, ValueError, IndexError, KeyError) as exc:  # No grammar: the caller refuses.
-        LOG.debug(f"ovos-number-parser could not read {phrase!r} in {lang}: {exc}")
-        return None
-    return None if value is False or value is None else float(value)
-
-
-def _fraction_word(word: str, lang: str) -> Fraction | None:
-    from ovos_number_parser import is_fractional
-
-    try:
-        value = is_fractional(word, lang)
-    except (NotImplementedError, ValueError, IndexError, KeyError) as exc:  # No grammar: the caller refuses.
-        LOG.debug(f"ovos-number-parser could not read {word!r} in {lang}: {exc}")
-        return None
-    if value is False or value is None or value == 0:
-        return None
-    return Fraction(float(value)).limit_denominator(100)
-
-
-#: The languages a validator reads words in: set by the toolbox around each call (a pydantic
-#: validator sees only the value); outside a call, every fallback language.
-READING_LANGS: ContextVar[tuple[str, ...]] = ContextVar("reading_langs", default=reading_order(DEFAULT_LANG))  # noqa: B039 (a tuple)
-
-
 def number_argument(value: object, what: str, example: str) -> object:
     """A numeric argument given as words ("minus five", "zweihundert") or as text with digits,
     as a float; anything else is left for pydantic to judge. Text that is not one number is
@@ -393,7 +312,7 @@ def number_argument(value: object, what: str, example: str) -> object:
     if not isinstance(value, str):
         return value
     text = " ".join(value.split())
-    if _NUMBER.fullmatch(text.replace(",", "")):
+    if NUMBER.fullmatch(text.replace(",", "")):
         return float(text.replace(",", ""))
     for lang in READING_LANGS.get():
         reading = _read_in(text, lang, frozenset())

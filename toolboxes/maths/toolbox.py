@@ -16,8 +16,6 @@ import ast
 import math
 import re
 import statistics
-from collections.abc import Iterator
-from contextlib import contextmanager
 from fractions import Fraction
 from typing import Annotated, Any
 
@@ -25,6 +23,7 @@ from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from ovos_agentic_loop_toolboxes._core.language import configured_lang, reading_order
+from ovos_agentic_loop_toolboxes._core.numbers import read_number
 from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxSettings, parse_settings
 from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 from ovos_agentic_loop_toolboxes.maths._eval import (
@@ -42,11 +41,9 @@ from ovos_agentic_loop_toolboxes.maths._solve import solve
 from ovos_agentic_loop_toolboxes.maths._temperature import check_temperature_formula
 from ovos_agentic_loop_toolboxes.maths._units import convert
 from ovos_agentic_loop_toolboxes.maths._words import (
-    READING_LANGS,
     SpokenReading,
     amount_and_unit,
     number_argument,
-    read_number,
     read_spoken,
 )
 
@@ -196,19 +193,6 @@ class MathToolBox(BundledToolBox):
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the languages numbers in words are read in."""
         return [f"numbers in words read in: {', '.join(self.langs)}"]
-
-    def call_tool(self, name: str, tool_kwargs: Any) -> Any:
-        # The argument validators (words in 'value', in 'numbers') read this toolbox's languages.
-        with self._reading():
-            return super().call_tool(name, tool_kwargs)
-
-    @contextmanager
-    def _reading(self) -> Iterator[None]:
-        token = READING_LANGS.set(self.langs)
-        try:
-            yield
-        finally:
-            READING_LANGS.reset(token)
 
     def discover_tools(self) -> list[AgentTool]:
         """evaluate_expression, solve_equation, unit_convert and statistics_summary."""
