@@ -181,6 +181,8 @@ def test_solve_and_statistics_read_words(boxes: dict[str, ToolBox]) -> None:
     assert en.call_tool("solve_equation", {"equation": "two x plus three equals seven"}).solutions == ["2"]
     assert en.call_tool("solve_equation", {"equation": "x squared equals nine"}).solutions == ["-3", "3"]
     assert en.call_tool("statistics_summary", {"numbers": "eleven, nineteen, thirty"}).mean == 20
+    assert en.call_tool("statistics_summary", {"numbers": "eleven, nineteen and thirty"}).count == 3
+    assert en.call_tool("statistics_summary", {"numbers": ["two hundred and five", "seven"]}).sum == 212
     assert boxes["de-DE"].call_tool("statistics_summary", {"numbers": ["elf", 19, "dreißig"]}).mean == 20
 
 

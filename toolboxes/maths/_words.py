@@ -24,7 +24,7 @@ from ovos_utils.log import LOG
 from ovos_agentic_loop_toolboxes._core.language import READING_LANGS
 from ovos_agentic_loop_toolboxes._core.numbers import NUMBER, read_number
 
-__all__ = ["SpokenReading", "amount_and_unit", "number_argument", "read_spoken"]
+__all__ = ["SpokenReading", "amount_and_unit", "number_argument", "numbers_argument", "read_spoken"]
 
 # Operator words, longest first within a language when matched. The targets are calculator
 # syntax: "sqrt"/"cbrt" take the number that follows them as their argument.
@@ -319,6 +319,20 @@ def number_argument(value: object, what: str, example: str) -> object:
         if reading.complete and _SIGNED_NUMBER.fullmatch(reading.text):
             return float(Fraction(re.sub(r"[\s()]", "", reading.text)))
     raise ValueError(f"{what} {value!r} is not one number: send it as a number, such as {example}")
+
+
+def numbers_argument(items: list[object], example: str) -> list[object]:
+    """A list argument whose items may be words, one of them possibly several numbers
+    ("nineteen and thirty", the last two of a spoken list): each read as :func:`number_argument`."""
+    found: list[object] = []
+    for item in items:
+        if isinstance(item, str) and re.search(r"[^\W\d_]", item):
+            listed = next((got for lang in READING_LANGS.get() if (got := _read_list(item, lang))), None)
+            if listed is not None:
+                found.extend(float(Fraction(number.strip("()"))) for number in listed)
+                continue
+        found.append(number_argument(item, "the number", example))
+    return found
 
 
 def amount_and_unit(text: str) -> tuple[float, str] | None:

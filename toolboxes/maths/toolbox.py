@@ -44,6 +44,7 @@ from ovos_agentic_loop_toolboxes.maths._words import (
     SpokenReading,
     amount_and_unit,
     number_argument,
+    numbers_argument,
     read_spoken,
 )
 
@@ -152,7 +153,7 @@ class StatisticsSummaryArgs(ToolArguments):
         if isinstance(value, list) and len(value) > MAX_NUMBERS:
             return value[: MAX_NUMBERS + 1]
         if isinstance(value, list):
-            return [number_argument(item, "the number", "[2, 4, 4, 5]") for item in value]
+            return numbers_argument(value, "[2, 4, 4, 5]")
         return value
 
 
