@@ -146,6 +146,9 @@ def test_a_wrong_temperature_formula_is_refused_with_the_right_results(
         ("es-ES", {"value": "menos diez", "from_unit": "grados C", "to_unit": "grados F"}, "-10 °C = 14 °F"),
         ("de-DE", {"value": "minus zwölf", "from_unit": "Grad Celsius", "to_unit": "K"}, "-12 °C = 261.15 K"),
         ("en-US", {"value": "ninety eight point six", "from_unit": "F", "to_unit": "C"}, "98.6 °F = 37 °C"),
+        ("en-US", {"value": "-5°C", "from_unit": "celsius", "to_unit": "fahrenheit"}, "-5 °C = 23 °F"),
+        ("en-US", {"value": "-5 °C", "to_unit": "°f"}, "-5 °C = 23 °F"),
+        ("en-US", {"value": -5, "from_unit": "delta_degC", "to_unit": "delta_degF"}, "-5 Δ°C = -9 Δ°F"),
     ],
 )
 def test_unit_convert_reads_the_amount_with_its_sign(
@@ -157,9 +160,14 @@ def test_unit_convert_reads_the_amount_with_its_sign(
 @pytest.mark.parametrize(
     ("kwargs", "advice"),
     [
-        ({"value": "ten kilos", "from_unit": "kg", "to_unit": "lb"}, "value 'ten kilos' is not one number"),
+        ({"value": "ten kilos", "from_unit": "kg", "to_unit": "lb"}, "send the amount alone in value"),
+        ({"value": "a few", "from_unit": "kg", "to_unit": "lb"}, "value 'a few' is not one number"),
         ({"from_unit": "kg", "to_unit": "lb"}, "value is missing"),
         ({"value": 10, "from_unit": "quilos", "to_unit": "lb"}, "unknown unit 'quilos'"),
+        (
+            {"value": "10 kg", "from_unit": "kelvin", "to_unit": "lb"},
+            "names the unit 'kg' and from_unit names 'kelvin'",
+        ),
     ],
 )
 def test_unit_convert_refusals_show_the_call_to_send(
@@ -194,3 +202,25 @@ def test_the_language_comes_from_the_section_else_the_ovos_configuration(boxes: 
     assert cls(config={}).lang == expected
     assert boxes["pt-PT"].langs[0] == "pt-PT" and "en-US" in boxes["pt-PT"].langs
     assert len({lang.split("-")[0] for lang in boxes["pt-PT"].langs}) == len(boxes["pt-PT"].langs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "advice"),
+    [
+        # Two amounts, one without its sign: which one is meant is not guessed.
+        (
+            {"value": 5, "from_unit": "-5 degC", "to_unit": "degF"},
+            '{"value": -5.0, "from_unit": "degC", "to_unit": "degF"}',
+        ),
+        ({"value": -300, "from_unit": "celsius", "to_unit": "kelvin"}, "-300 celsius is below absolute zero"),
+        ({"value": -500, "from_unit": "degF", "to_unit": "degC"}, "check the amount and its sign"),
+    ],
+)
+def test_a_temperature_that_cannot_be_is_refused(
+    boxes: dict[str, ToolBox], kwargs: dict[str, Any], advice: str
+) -> None:
+    assert advice in refusal(boxes["en-US"], "unit_convert", kwargs)
+    assert (
+        boxes["en-US"].call_tool("unit_convert", {"value": 0, "from_unit": "K", "to_unit": "degC"}).result
+        == -273.15
+    )

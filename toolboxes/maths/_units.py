@@ -77,6 +77,7 @@ _DEGREE_WORDS = frozenset(
     {"deg", "degree", "degrees", "grad", "grade", "grau", "graus", "grado", "grados", "degré", "degrés",
      "gradi", "graden", "graad"}
 )  # fmt: skip
+_DEGREE_SIGN = re.compile(r"[°º]\s*([cf])", re.IGNORECASE)
 _COMMON = [
     "meter", "kilometer", "centimeter", "millimeter", "mile", "yard", "foot", "inch", "gram", "kilogram",
     "pound", "ounce", "stone", "tonne", "liter", "milliliter", "gallon", "quart", "pint", "cup",
@@ -142,12 +143,24 @@ def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
         raise ValueError(
             f"cannot convert {from_unit!r} to {to_unit!r}: only one of them is an amount of data"
         )
+    _check_above_absolute_zero(ureg, quantity, value, from_unit)
     result = float(f"{float(converted.magnitude):.12g}")  # Hide float noise: 211.99999999999991 °F.
     if not math.isfinite(result):
         raise ValueError(f"{value:g} {from_unit} is too large to express in {to_unit} (above about 1e308)")
     return Conversion(
         result, f"{quantity.units:~P}" or source, f"{converted.units:~P}", _dimension(ureg, source)
     )
+
+
+def _check_above_absolute_zero(ureg: Any, quantity: Any, value: float, from_unit: str) -> None:
+    """-300 °C is no temperature: a lost or doubled sign, refused rather than converted."""
+    if "temperature" not in str(quantity.dimensionality) or "delta" in str(quantity.units):
+        return
+    if float(quantity.to(ureg.kelvin).magnitude) < -1e-9:
+        raise ValueError(
+            f"{value:g} {from_unit} is below absolute zero (-273.15 degC, -459.67 degF, 0 kelvin): "
+            f'check the amount and its sign, such as {{"value": -5, "from_unit": "degC", "to_unit": "degF"}}'
+        )
 
 
 def _unit(text: str, what: str) -> str:
@@ -162,6 +175,8 @@ def _unit(text: str, what: str) -> str:
     for key in (cleaned, cleaned.lower()):
         if key in ALIASES:
             return ALIASES[key]
+    if sign := _DEGREE_SIGN.fullmatch(cleaned):  # "°c", "º f": pint reads '°c' as 'degreec'
+        return ALIASES[sign[1].upper()]
     first, _, rest = cleaned.partition(" ")
     if rest and first.lower() in _DEGREE_WORDS:
         # "degrees celsius", "graus Celsius", "Grad Fahrenheit": the scale names are the same
@@ -216,3 +231,26 @@ def _dimension(ureg: Any, unit: str) -> str:
 
 def _is_data(ureg: Any, unit: str) -> bool:
     return "bit" in str(ureg.Quantity(1, unit).to_root_units().units)
+
+
+def same_unit(first: str, second: str) -> bool:
+    """Whether two unit texts name the same unit ('celsius' and '°C'); False for text that is no unit."""
+    import pint
+
+    try:
+        return bool(
+            registry().parse_units(_unit(first, "unit")) == registry().parse_units(_unit(second, "unit"))
+        )
+    except (pint.errors.PintError, ValueError, TypeError, AttributeError):
+        return False
+
+
+def is_unit(text: str) -> bool:
+    """Whether ``text`` names a unit this converter knows."""
+    import pint
+
+    try:
+        registry().parse_units(_unit(text, "unit"))
+    except (pint.errors.PintError, ValueError, TypeError, AttributeError):
+        return False
+    return True

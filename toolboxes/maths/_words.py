@@ -101,6 +101,7 @@ _AND = {"en": "and", "pt": "e", "es": "y", "de": "und", "fr": "et", "it": "e", "
 _AND_SEPARATES = {"de", "nl"}
 _SYMBOL_CHARS = re.compile(r"(\*\*|//|[+\-*/%^(),\[\]=×÷·−–])")
 _CURRENCY = re.compile(r"[$€£¥]")
+_AMOUNT_TOUCHING_UNIT = re.compile(r"([+-]?\d+(?:\.\d+)?)\s*([^\d\s.,+-].*)")
 _WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 # One number as _read_in writes it: "- 12", "(2/3)", "- (1/2)".
 _SIGNED_NUMBER = re.compile(r"-?\s*(?:\d+(?:\.\d+)?|\(\d+/\d+\))")
@@ -336,7 +337,11 @@ def numbers_argument(items: list[object], example: str) -> list[object]:
 
 
 def amount_and_unit(text: str) -> tuple[float, str] | None:
-    """``("minus five celsius")`` -> ``(-5.0, "celsius")``: an amount written into a unit argument."""
+    """``("minus five celsius")`` -> ``(-5.0, "celsius")``: an amount written into a unit argument;
+    ``"-5°C"`` too (a number touching its unit)."""
+    touching = _AMOUNT_TOUCHING_UNIT.fullmatch(text.strip())
+    if touching is not None:
+        return float(touching[1]), touching[2]
     words = text.split()
     for cut in range(len(words) - 1, 0, -1):
         try:

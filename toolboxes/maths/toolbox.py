@@ -13,6 +13,7 @@ temperature is refused (``_temperature``).
 from __future__ import annotations
 
 import ast
+import json
 import math
 import re
 import statistics
@@ -39,7 +40,7 @@ from ovos_agentic_loop_toolboxes.maths._eval import (
 from ovos_agentic_loop_toolboxes.maths._parse import MAX_EXPRESSION_CHARS, SOURCE_NAME, parse_expression
 from ovos_agentic_loop_toolboxes.maths._solve import solve
 from ovos_agentic_loop_toolboxes.maths._temperature import check_temperature_formula
-from ovos_agentic_loop_toolboxes.maths._units import convert
+from ovos_agentic_loop_toolboxes.maths._units import convert, is_unit, same_unit
 from ovos_agentic_loop_toolboxes.maths._words import (
     SpokenReading,
     amount_and_unit,
@@ -105,6 +106,14 @@ class SolveEquationOutput(ToolOutput):
     note: str = Field("", description="No/complex solutions, or limits of the numeric search.")
 
 
+def _one_number(text: str) -> bool:
+    try:
+        number_argument(text, "value", UNIT_EXAMPLE)
+    except ValueError:
+        return False
+    return True
+
+
 def _spoken_value(value: Any) -> Any:
     return number_argument(value, "value", UNIT_EXAMPLE)
 
@@ -119,13 +128,39 @@ class UnitConvertArgs(ToolArguments):
     @model_validator(mode="before")
     @classmethod
     def _amount_given(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or data.get("value") not in (None, ""):
+        if not isinstance(data, dict):
             return data
-        # {"from_unit": "minus five celsius", ...}: the amount was written into the unit.
-        split = amount_and_unit(data["from_unit"]) if isinstance(data.get("from_unit"), str) else None
-        if split is None:
-            raise ValueError(f"value is missing: send the amount as a number, such as {UNIT_EXAMPLE}")
-        return {**data, "value": split[0], "from_unit": split[1]}
+        unit = data.get("from_unit")
+        in_unit = amount_and_unit(unit) if isinstance(unit, str) else None
+        value = data.get("value")
+        if value in (None, ""):
+            # {"from_unit": "minus five celsius", ...}: the amount was written into the unit.
+            if in_unit is None:
+                raise ValueError(f"value is missing: send the amount as a number, such as {UNIT_EXAMPLE}")
+            return {**data, "value": in_unit[0], "from_unit": in_unit[1]}
+        if in_unit is not None:
+            # Two amounts, one of them maybe without its sign: which one is meant is not guessed.
+            example = json.dumps(
+                {"value": in_unit[0], "from_unit": in_unit[1], "to_unit": data.get("to_unit")}
+            )
+            raise ValueError(
+                f"from_unit {unit!r} holds an amount besides value {value!r}: send the amount once, "
+                f"in value, such as {example}"
+            )
+        in_value = amount_and_unit(value) if isinstance(value, str) and not _one_number(value) else None
+        if in_value is None or not is_unit(in_value[1]):
+            return data  # value's own validator reads it, or says it is no number
+        # {"value": "-5°C", "from_unit": "celsius"}: the amount carried its unit.
+        if isinstance(unit, str) and unit.strip() and not same_unit(unit, in_value[1]):
+            raise ValueError(
+                f"value {value!r} names the unit {in_value[1]!r} and from_unit names {unit!r}: send "
+                f"the amount alone in value, such as {UNIT_EXAMPLE}"
+            )
+        return {
+            **data,
+            "value": in_value[0],
+            "from_unit": unit if isinstance(unit, str) and unit.strip() else in_value[1],
+        }
 
 
 class UnitConvertOutput(ToolOutput):
