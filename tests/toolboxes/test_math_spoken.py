@@ -108,6 +108,8 @@ def test_words_that_are_not_arithmetic_are_refused_with_what_to_send(
         ("25 + 273.15", "298.15"),
         ("32 * 9 * 5", "1440"),  # no sum: not a formula
         ("(5 + 9) * 32 - 7 + 1", "442"),  # two other numbers: nothing to tell
+        ("(9 + 5) * 32 - 100", "348"),  # the same numbers, none in a formula's role
+        ("100 * 32 + 9 + 5", "3214"),  # 9 and 5 added, not a ratio
     ],
 )
 def test_correct_temperature_formulas_and_plain_arithmetic_pass(

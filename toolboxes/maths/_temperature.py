@@ -2,12 +2,12 @@
 
 Small models write the Celsius/Fahrenheit formula by hand and get it wrong: ``5 * 5/9 + 32``,
 ``(98.6 + 32) * 5/9``, ``-5 - 32 * 5/9`` (no parentheses). What is detectable without guessing the
-question: the expression is made of the formula's constants (32 with 9 and 5, 1.8 or 5/9; or
-273.15) plus exactly ONE other number, the temperature. Every correct conversion of that number
-between Celsius, Fahrenheit and Kelvin is computed; a result that matches none of them is
-refused, naming the results and the unit_convert call. A correct formula passes untouched, and so
-does anything that is not made of those constants (the sign of the temperature is the caller's:
-``5 * 9/5 + 32`` is right for 5 degrees, whatever the user said).
+question: the expression is made of the formula's constants (32 with 9 and 5, 1.8 or 5/9 as a factor
+or divisor; or 273.15) plus exactly ONE other number, the temperature. Every correct conversion of
+that number between Celsius, Fahrenheit and Kelvin is computed; a result that matches none of them
+is refused, naming the results and the unit_convert call. A correct formula passes untouched, and so
+does anything that is not made of those constants (the sign of the temperature is the caller's: ``5
+* 9/5 + 32`` is right for 5 degrees, whatever the user said).
 """
 
 from __future__ import annotations
@@ -33,10 +33,13 @@ def check_temperature_formula(tree: ast.expr, result: Number) -> None:
     constants = _signed_constants(tree)
     if constants is None:
         return
+    # The ratio must be a factor or divisor: "(9 + 5) * 32 - 100" is made of the same numbers and
+    # is no formula. 32 may stand anywhere: "-5 - 32 * 5/9" is the formula without its parentheses.
+    factors = _operands(tree, (ast.Mult, ast.Div))
     rest = list(constants)
     has_freezing = _take(rest, _FREEZING_F)
     has_kelvin = _take(rest, _ZERO_K)
-    has_ratio = _take_ratio(rest)
+    has_ratio = _take_ratio(rest, factors)
     if not ((has_freezing and has_ratio) or has_kelvin) or len(rest) != 1:
         return
     value = rest[0]
@@ -82,17 +85,42 @@ def _take(values: list[Fraction], wanted: Fraction) -> bool:
     return False
 
 
-def _take_ratio(values: list[Fraction]) -> bool:
-    """Remove the 9/5 factor however it is written: 9 and 5, 1.8, 0.5556 (about 5/9)."""
-    if 9 in values and 5 in values:
+def _take_ratio(values: list[Fraction], factors: list[Fraction]) -> bool:
+    """Remove the 9/5 factor however it is written (9 and 5, 1.8, 0.5556: about 5/9), where it
+    is one in ``factors``."""
+    if 9 in factors and 5 in factors and 9 in values and 5 in values:
         values.remove(Fraction(9))
         values.remove(Fraction(5))
         return True
-    for value in values:
-        if value == Fraction("1.8") or any(abs(value - ratio) < Fraction(1, 1000) for ratio in _RATIOS):
+    for value in factors:
+        is_ratio = value == Fraction("1.8") or any(
+            abs(value - ratio) < Fraction(1, 1000) for ratio in _RATIOS
+        )
+        if is_ratio and value in values:
             values.remove(value)
             return True
     return False
+
+
+def _operands(tree: ast.expr, ops: tuple[type[ast.operator], ...]) -> list[Fraction]:
+    """The plain numbers (signed) that are a direct operand of one of ``ops``."""
+    found: list[Fraction] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ops):
+            for side in (node.left, node.right):
+                number = _plain_number(side)
+                if number is not None:
+                    found.append(number)
+    return found
+
+
+def _plain_number(node: ast.expr) -> Fraction | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return Fraction(str(node.value))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _plain_number(node.operand)
+        return None if inner is None else -inner
+    return None
 
 
 def _conversions(value: Fraction) -> list[tuple[str, str, Fraction]]:
