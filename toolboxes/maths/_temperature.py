@@ -6,8 +6,8 @@ question: the expression is made of the formula's constants (32 with 9 and 5, 1.
 or divisor; or 273.15) plus exactly ONE other number, the temperature. Every correct conversion of
 that number between Celsius, Fahrenheit and Kelvin is computed; a result that matches none of them
 is refused, naming the results and the unit_convert call. A correct formula passes untouched, and so
-does anything that is not made of those constants (the sign of the temperature is the caller's: ``5
-* 9/5 + 32`` is right for 5 degrees, whatever the user said).
+does anything that is not made of those constants (the sign of the temperature is the caller's:
+``5 * 9/5 + 32`` is right for 5 degrees, whatever the user said).
 """
 
 from __future__ import annotations
