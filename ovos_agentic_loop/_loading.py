@@ -27,6 +27,7 @@ __all__ = [
     "load_brain",
     "load_toolbox",
     "load_toolboxes",
+    "prepare_brain",
     "require_installed_brain",
 ]
 
@@ -94,6 +95,17 @@ def load_brain(name: str, section: dict[str, Any], *, engine_name: str) -> ChatE
             f"{engine_name}: brain {name!r} is installed but cannot be imported: {type(exc).__name__}: {exc}"
         ) from exc
     return cls(config=section)
+
+
+def prepare_brain(brain: ChatEngine) -> None:
+    """Let a brain that defers work to its first request do it now (``prepare()``, where it has one).
+
+    ``ovos-openai-brain`` imports ``openai`` and builds its client there: half a second of a fresh
+    process that the first question would otherwise wait for. Other brains have nothing to do.
+    """
+    prepare = getattr(brain, "prepare", None)
+    if callable(prepare):
+        prepare()
 
 
 def _brain_not_found(name: str, installed: set[str], engine_name: str) -> PluginNotFound:
