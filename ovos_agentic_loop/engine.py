@@ -343,7 +343,13 @@ class AgentLoopEngine(ChatEngine):
         """The brain, loaded and prepared (see :func:`~ovos_agentic_loop._loading.prepare_brain`)."""
         brain = self._loaded_brain()
         if not self._brain_prepared:  # outside the lock: this may wait for the brain's own warm-up
-            prepare_brain(brain.engine)
+            try:
+                prepare_brain(brain.engine)
+            except Exception as exc:  # noqa: BLE001 - reported; the brain's own request meets it again
+                LOG.warning(
+                    f"{self.engine_name}: preparing brain {brain.name!r} failed "
+                    f"({type(exc).__name__}: {exc}); its first request will try again and report the error"
+                )
             self._brain_prepared = True
         return brain
 

@@ -102,3 +102,17 @@ def test_a_brain_with_prepare_is_prepared_once_before_its_first_turn() -> None:
     assert engine.continue_chat([AgentMessage(role=MessageRole.USER, content="hi")]).content == "ready."
     _ = engine.brain
     assert brain.prepared == 1
+
+
+class _FailingPrepareBrain(ScriptedBrain):
+    def prepare(self) -> None:
+        raise RuntimeError("no client today")
+
+
+def test_a_brain_whose_prepare_fails_is_reported_and_still_asked(ovos_log) -> None:
+    # The error belongs to the brain's own request (where ovos-openai-brain reports it as a brain
+    # error), not to the engine: the turn goes on, and the failure is logged by name.
+    engine = AgentLoopEngine(config={}, brain=_FailingPrepareBrain(["still here."]), toolboxes=[])
+    assert engine.continue_chat([AgentMessage(role=MessageRole.USER, content="hi")]).content == "still here."
+    warning = "\n".join(ovos_log.at("warning"))
+    assert "preparing brain '_FailingPrepareBrain' failed (RuntimeError: no client today)" in warning
