@@ -121,7 +121,8 @@ class AgentLoopEngine(ChatEngine):
         self.warmed_up = threading.Event()
         self._warm_up_scope = CancelScope()  # a turn that stops waiting for the warm-up cancels it
         # Last, so the brain loads while the caller goes on, not while the toolboxes above load: both
-        # are imports, and two threads importing at once share one interpreter lock (slower, not faster).
+        # are imports, and two threads importing at once share one interpreter lock, so an earlier
+        # start only slowed the toolboxes' loading.
         if self.settings.warm_up:
             shared_pool().submit(self._warm_up)  # which loads the brain first thing
         elif self._brain is None:

@@ -197,8 +197,9 @@ class OpenAIBrain(ChatEngine):
     def prepare(self) -> None:
         """Import ``openai`` and ``tenacity`` and build the client now (waiting for a warm-up in progress).
 
-        The agent loop calls this when it loads its brain (in the background, from construction on),
-        so that an engine is ready when ``engine.brain`` returns and its first question pays nothing.
+        The agent loop calls this once before it first uses its brain (``engine.brain``, the first
+        turn); the warm-up thread started at construction has usually done it by then, and an engine
+        is ready when ``engine.brain`` returns, so its first question pays nothing for it.
         """
         _ = self.client
 
