@@ -19,12 +19,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 from ovos_utils.log import LOG
 
-__all__ = ["BuiltToolbox", "child_pids", "close_toolboxes", "tracking_children"]
+__all__ = ["BuiltToolbox", "ChildWatch", "child_pids", "close_toolboxes", "tracking_children"]
 
 T = TypeVar("T")
 
@@ -44,42 +43,65 @@ class BuiltToolbox:
 
 
 def child_pids() -> set[int]:
-    """The live (not zombie) child processes of this process."""
+    """The live (not zombie) child processes of this process.
+
+    One read of ``/proc/<pid>/stat`` per process of the machine (the kernel here has no
+    ``/proc/<pid>/task/<tid>/children``), with plain ``os`` calls: a few milliseconds a scan,
+    paid around every toolbox a persona loads.
+    """
     me = os.getpid()
     found: set[int] = set()
     try:
-        entries = list(Path("/proc").iterdir())
+        names = os.listdir("/proc")
     except OSError:
         return found
-    for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        state = _stat(int(entry.name))
-        if state is not None and state[1] == me and state[0] != "Z":
-            found.add(int(entry.name))
+    for name in names:
+        if name.isdigit():
+            state = _stat(int(name))
+            if state is not None and state[1] == me and state[0] != "Z":
+                found.add(int(name))
     return found
 
 
 def _stat(pid: int) -> tuple[str, int] | None:
     """``(state, parent pid)`` of ``pid``, or ``None`` when it is gone."""
     try:
-        text = (Path("/proc") / str(pid) / "stat").read_text()
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read()
     except OSError:
         return None
     # The command name (field 2) is in parentheses and may contain spaces: split after it.
-    fields = text[text.rfind(")") + 2 :].split()
-    return fields[0], int(fields[1])
+    fields = text[text.rfind(b")") + 2 :].split(None, 2)
+    return fields[0].decode("ascii", "replace"), int(fields[1])
 
 
-def tracking_children(build: Callable[[], T]) -> tuple[T, frozenset[int]]:
-    """``build()`` and the child processes that appeared while it ran.
+class ChildWatch:
+    """The child processes that appeared since the last look: one ``/proc`` scan per look.
 
-    A process another thread of this program starts meanwhile is counted too; it is only ever
-    terminated if it is still running when the toolbox is closed.
+    Building several toolboxes in a row, the look after one is the look before the next, so
+    N toolboxes cost N + 1 scans instead of 2N. A process another thread of this program starts
+    meanwhile is counted too; it is only ever terminated if it is still running when the toolbox
+    it was counted with is closed.
     """
-    before = child_pids()
-    result = build()
-    return result, frozenset(child_pids() - before)
+
+    def __init__(self) -> None:
+        self._seen = child_pids()
+
+    def new(self) -> frozenset[int]:
+        now = child_pids()
+        appeared, self._seen = frozenset(now - self._seen), now
+        return appeared
+
+
+def tracking_children(build: Callable[[], T], watch: ChildWatch | None = None) -> tuple[T, frozenset[int]]:
+    """``build()`` and the child processes that appeared while it ran (since ``watch``'s last look,
+    when one is given)."""
+    watch = watch or ChildWatch()
+    try:
+        result = build()
+    finally:  # a build that raised: its children are not the next build's
+        started = watch.new()
+    return result, started
 
 
 def close_toolboxes(built: Iterable[BuiltToolbox], *, engine_name: str, grace: float = CLOSE_GRACE) -> None:
@@ -162,7 +184,8 @@ def _signal(pid: int, sig: signal.Signals) -> None:
 
 def _command(pid: int) -> str:
     try:
-        raw = (Path("/proc") / str(pid) / "cmdline").read_bytes()
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            raw = cmdline.read()
     except OSError:
         return "?"
     return " ".join(part.decode(errors="replace") for part in raw.split(b"\0") if part)[:120] or "?"

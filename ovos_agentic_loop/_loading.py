@@ -15,7 +15,7 @@ from typing import Any
 from ovos_plugin_manager.templates.agents import ChatEngine
 from ovos_utils.log import LOG
 
-from ovos_agentic_loop._lifecycle import BuiltToolbox, close_toolboxes, tracking_children
+from ovos_agentic_loop._lifecycle import BuiltToolbox, ChildWatch, close_toolboxes, tracking_children
 from ovos_agentic_loop._log import ovos_logger
 from ovos_agentic_loop.config import LOOP_ENTRY_POINTS as _LOOP_ENTRY_POINTS
 from ovos_agentic_loop.errors import ConfigError, LoopError, PluginNotFound
@@ -27,6 +27,7 @@ __all__ = [
     "load_brain",
     "load_toolbox",
     "load_toolboxes",
+    "prepare_brain",
     "require_installed_brain",
 ]
 
@@ -96,6 +97,17 @@ def load_brain(name: str, section: dict[str, Any], *, engine_name: str) -> ChatE
     return cls(config=section)
 
 
+def prepare_brain(brain: ChatEngine) -> None:
+    """Let a brain that defers work to its first request do it now (``prepare()``, where it has one).
+
+    ``ovos-openai-brain`` imports ``openai`` and builds its client there: half a second of a fresh
+    process that the first question would otherwise wait for. Other brains have nothing to do.
+    """
+    prepare = getattr(brain, "prepare", None)
+    if callable(prepare):
+        prepare()
+
+
 def _brain_not_found(name: str, installed: set[str], engine_name: str) -> PluginNotFound:
     others = ", ".join(sorted(installed - _LOOP_ENTRY_POINTS)) or "none"
     return PluginNotFound(
@@ -119,6 +131,7 @@ def load_toolboxes(
     if not sources:
         return []
     available = installed_toolboxes()
+    children = ChildWatch()  # each toolbox's look after is the next one's look before
     loaded: list[BuiltToolbox] = []
     try:
         for source in sources:
@@ -131,6 +144,7 @@ def load_toolboxes(
                     bus=bus,
                     where=source.where(),
                     engine_name=engine_name,
+                    children=children,
                 )
             except ToolboxNotLoaded as exc:
                 LOG.warning(f"{engine_name}: {exc} Skipped.")
@@ -154,6 +168,7 @@ def load_toolbox(
     bus: Any = None,
     where: str | None = None,
     engine_name: str = "ovos-agentic-loop",
+    children: ChildWatch | None = None,
 ) -> BuiltToolbox:
     """Build one toolbox, or raise :class:`ToolboxNotLoaded` saying why (missing, failed, zero tools).
 
@@ -164,7 +179,9 @@ def load_toolbox(
     never answered must not keep running.
 
     ``available``: the installed toolboxes by name, when the caller already has them;
-    ``where`` says where ``section`` came from (see :meth:`ToolboxSection.where`), for the messages.
+    ``where`` says where ``section`` came from (see :meth:`ToolboxSection.where`), for the messages;
+    ``children``: the watch that finds the child processes the toolbox starts, when the caller builds
+    several in a row (one ``/proc`` scan between two toolboxes instead of two).
     """
     if available is None:
         available = installed_toolboxes()
@@ -178,12 +195,12 @@ def load_toolbox(
             f"{', '.join(sorted(available)) or 'none'}); 'toolboxes' takes entry-point names."
         )
     try:
-        toolbox, children = tracking_children(lambda: cls(config=section, bus=bus))
+        toolbox, started = tracking_children(lambda: cls(config=section, bus=bus), children)
     except ValueError as exc:
         raise ConfigError(f"toolbox {name!r} refuses its section: {exc}") from exc
     except Exception as exc:  # a third-party plugin may raise anything; reported by the caller
         raise ToolboxNotLoaded(f"toolbox {name!r} failed to load: {type(exc).__name__}: {exc}.") from exc
-    built = BuiltToolbox(name, toolbox, children)
+    built = BuiltToolbox(name, toolbox, started)
     if not toolbox.tools:
         # Nothing to serve: a short grace, since its child (an MCP server that never answered) is
         # usually what close() would wait for.

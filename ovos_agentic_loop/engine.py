@@ -27,7 +27,7 @@ from ovos_agentic_loop._brain_call import BrainHandle
 from ovos_agentic_loop._cancellation import CancelScope
 from ovos_agentic_loop._daemon_pool import shared_pool
 from ovos_agentic_loop._lifecycle import BuiltToolbox, close_toolboxes
-from ovos_agentic_loop._loading import load_brain, load_toolboxes, require_installed_brain
+from ovos_agentic_loop._loading import load_brain, load_toolboxes, prepare_brain, require_installed_brain
 from ovos_agentic_loop._log import ovos_logger
 from ovos_agentic_loop._loop_names import loop_name
 from ovos_agentic_loop._toolset import CallerTools, PersonaTools, ToolSet
@@ -104,13 +104,11 @@ class AgentLoopEngine(ChatEngine):
         self._listeners: list[StepListener] = []
         self._lock = threading.Lock()
         self._brain: BrainHandle | None = None
+        self._brain_prepared = False
         if brain is not None:
             self.set_brain(brain)
-        else:
-            if self.settings.brain:
-                require_installed_brain(self.settings.brain, engine_name=self.engine_name)
-            if not self.settings.warm_up:  # the warm-up loads it first thing
-                shared_pool().submit(self._load_brain_early)
+        elif self.settings.brain:
+            require_installed_brain(self.settings.brain, engine_name=self.engine_name)
         self._built: list[BuiltToolbox] = []  # what this engine must close; see shutdown()
         if toolboxes is None:
             self._built = load_toolboxes(
@@ -122,21 +120,29 @@ class AgentLoopEngine(ChatEngine):
         self._tools = PersonaTools([*toolboxes, *(extra_toolboxes or [])], engine_name=self.engine_name)
         self.warmed_up = threading.Event()
         self._warm_up_scope = CancelScope()  # a turn that stops waiting for the warm-up cancels it
+        # Last, so the brain loads while the caller goes on, not while the toolboxes above load: both
+        # are imports, and two threads importing at once share one interpreter lock, so an earlier
+        # start only slowed the toolboxes' loading.
         if self.settings.warm_up:
-            shared_pool().submit(self._warm_up)
+            shared_pool().submit(self._warm_up)  # which loads the brain first thing
+        elif self._brain is None:
+            shared_pool().submit(self._load_brain_early)
 
     # -- wiring (compatible with upstream ovos-agentic-loop) -------------------------
     @property
     def brain(self) -> ChatEngine:
-        """The brain; loading it starts in the background at construction (this waits for that)."""
+        """The brain, ready for its first request; loading it starts in the background at construction
+        (this waits for that)."""
         return self._brain_handle().engine
 
     def _load_brain_early(self) -> None:
-        """Background, from construction on: load the brain plugin (``ovos-openai-brain`` then imports
-        ``openai`` in its own warm-up thread), so the first question does not pay for it. Without
-        this the brain loaded at the first question, however long after construction it came."""
+        """Background, from the end of construction on: load the brain plugin, which starts its own
+        preparation (``ovos-openai-brain`` imports ``openai`` and builds its client in a thread of its
+        own), so the first question does not pay for it. Without this the brain loaded at the first
+        question, however long after construction it came. Not prepared here: this pool thread would
+        only wait for the brain's, and the next engine's load would need another one."""
         try:
-            self._brain_handle()
+            self._loaded_brain()
         except Exception as exc:  # noqa: BLE001 - the first turn loads it again and raises the error there
             ovos_logger(__name__).debug(f"{self.engine_name}: loading the brain early failed: {exc!r}")
 
@@ -144,6 +150,7 @@ class AgentLoopEngine(ChatEngine):
         """Use ``brain`` for every following turn."""
         name = self.settings.brain or type(brain).__name__
         self._brain = BrainHandle.wrap(brain, name)
+        self._brain_prepared = False
         if not self._brain.keeps_system:
             LOG.warning(
                 f"{self.engine_name}: brain {name!r} drops system messages ('allow_system_prompts' is off), "
@@ -334,6 +341,20 @@ class AgentLoopEngine(ChatEngine):
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
 
     def _brain_handle(self) -> BrainHandle:
+        """The brain, loaded and prepared (see :func:`~ovos_agentic_loop._loading.prepare_brain`)."""
+        brain = self._loaded_brain()
+        if not self._brain_prepared:  # outside the lock: this may wait for the brain's own warm-up
+            try:
+                prepare_brain(brain.engine)
+            except Exception as exc:  # noqa: BLE001 - reported; the brain's own request meets it again
+                LOG.warning(
+                    f"{self.engine_name}: preparing brain {brain.name!r} failed "
+                    f"({type(exc).__name__}: {exc}); its first request will try again and report the error"
+                )
+            self._brain_prepared = True
+        return brain
+
+    def _loaded_brain(self) -> BrainHandle:
         if self._brain is None:
             with self._lock:
                 if self._brain is None:

@@ -7,6 +7,8 @@ first question, however long after construction it came.
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -14,8 +16,10 @@ import pytest
 from ovos_plugin_manager.agents import load_chat_plugin
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
+from ovos_agentic_loop import AgentLoopEngine
 from ovos_agentic_loop.brain import BrainUnavailable, OpenAIBrain
 from ovos_agentic_loop.errors import BrainConfigError
+from ovos_agentic_loop.testing import ScriptedBrain
 
 
 def _closed_port_url() -> str:
@@ -65,3 +69,50 @@ def test_constructing_many_engines_leaves_no_threads_behind() -> None:
     assert _wait_for(lambda: all(e._brain is not None for e in engines))
     assert _wait_for(lambda: not any(t.name == "openai-brain-warm-up" for t in threading.enumerate()))
     assert threading.active_count() <= before + 2  # idle pool workers at most, no thread per engine
+
+
+def test_engine_brain_returns_a_brain_ready_for_its_first_request() -> None:
+    # A fresh interpreter, where ``import openai`` takes a while: ``engine.brain`` (what a host reads
+    # as "ready") waits for the client, so the first question does not wait for the import instead.
+    code = (
+        "import sys\n"
+        "from ovos_plugin_manager.agents import load_chat_plugin\n"
+        "config = {'brain': 'ovos-openai-brain', 'ovos-openai-brain': {'api_url': 'http://127.0.0.1:1/v1'}}\n"
+        "brain = load_chat_plugin('ovos-react-loop')(config=config).brain\n"
+        "assert brain._client is not None, 'engine.brain returned before the client was built'\n"
+        "assert 'openai' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+class _PreparedBrain(ScriptedBrain):
+    """A brain that defers work to ``prepare()``, which the engine calls once before using it."""
+
+    def __init__(self) -> None:
+        super().__init__(["ready."])
+        self.prepared = 0
+
+    def prepare(self) -> None:
+        self.prepared += 1
+
+
+def test_a_brain_with_prepare_is_prepared_once_before_its_first_turn() -> None:
+    brain = _PreparedBrain()
+    engine = AgentLoopEngine(config={}, brain=brain, toolboxes=[])
+    assert engine.continue_chat([AgentMessage(role=MessageRole.USER, content="hi")]).content == "ready."
+    _ = engine.brain
+    assert brain.prepared == 1
+
+
+class _FailingPrepareBrain(ScriptedBrain):
+    def prepare(self) -> None:
+        raise RuntimeError("no client today")
+
+
+def test_a_brain_whose_prepare_fails_is_reported_and_still_asked(ovos_log) -> None:
+    # The error belongs to the brain's own request (where ovos-openai-brain reports it as a brain
+    # error), not to the engine: the turn goes on, and the failure is logged by name.
+    engine = AgentLoopEngine(config={}, brain=_FailingPrepareBrain(["still here."]), toolboxes=[])
+    assert engine.continue_chat([AgentMessage(role=MessageRole.USER, content="hi")]).content == "still here."
+    warning = "\n".join(ovos_log.at("warning"))
+    assert "preparing brain '_FailingPrepareBrain' failed (RuntimeError: no client today)" in warning

@@ -194,10 +194,19 @@ class OpenAIBrain(ChatEngine):
             base_url=s.api_url, api_key=s.key, timeout=timeout, max_retries=0, http_client=http_client
         )
 
+    def prepare(self) -> None:
+        """Import ``openai`` and ``tenacity`` and build the client now (waiting for a warm-up in progress).
+
+        The agent loop calls this once before it first uses its brain (``engine.brain``, the first
+        turn); the warm-up thread started at construction has usually done it by then, and an engine
+        is ready when ``engine.brain`` returns, so its first question pays nothing for it.
+        """
+        _ = self.client
+
     def _warm(self) -> None:
         """Background: pay the imports and the client build before the first question."""
         try:
-            _ = self.client
+            self.prepare()
         except Exception:  # the first request tries again and reports the error there
             LOG.debug("OpenAIBrain warm-up failed", exc_info=True)
 

@@ -143,6 +143,45 @@ def test_a_toolbox_with_zero_tools_is_closed_and_its_child_stopped_at_once(ovos_
     assert "toolbox 'hanging-tools' loaded ZERO tools" in "\n".join(ovos_log.at("warning"))
 
 
+class OtherSpawningTools(SpawningTools):
+    """A second toolbox that starts a child of its own."""
+
+    def __init__(self, config: dict | None = None, bus: object = None) -> None:
+        super().__init__(config, bus)
+        self.toolbox_id = "other-spawning-tools"
+
+
+def test_each_toolbox_is_given_its_own_children_with_one_scan_between_two(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ovos_agentic_loop import _lifecycle
+
+    install_toolboxes(
+        monkeypatch,
+        {
+            "closing-tools": ClosingTools,
+            "spawning-tools": SpawningTools,
+            "other-spawning-tools": OtherSpawningTools,
+        },
+    )
+    scans = []
+    real_child_pids = _lifecycle.child_pids
+    monkeypatch.setattr(_lifecycle, "child_pids", lambda: scans.append(1) or real_child_pids())
+    engine = build_engine(
+        Persona("p.json", persona("spawning-tools", "closing-tools", "other-spawning-tools"))
+    )
+    assert len(scans) == 4  # three toolboxes: one look before the first, one after each
+    first, second = SpawningTools.children
+    assert [b.children for b in engine._built] == [
+        frozenset({first.pid}),
+        frozenset(),
+        frozenset({second.pid}),
+    ]
+    engine.shutdown()
+    first.wait(timeout=5)
+    second.wait(timeout=5)
+
+
 def test_a_refused_section_closes_what_was_built_before_it() -> None:
     from ovos_agentic_loop.errors import ConfigError
 
