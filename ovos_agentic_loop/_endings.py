@@ -14,6 +14,7 @@ from ovos_agentic_loop._protocol import parse_reply
 __all__ = [
     "CUT_BY_BRAIN",
     "CUT_BY_TIME",
+    "NOT_FOUND",
     "NO_ANSWER",
     "answer_of",
     "forced_instruction",
@@ -24,6 +25,9 @@ __all__ = [
 
 #: No answer could be had from the model (its last reply was empty or protocol).
 NO_ANSWER = "I'm sorry, I could not come up with an answer to that."
+#: The last answer held a template slot for the value it was asked for ("<user-name>"): the model
+#: did not find it, and a voice must not read the slot out.
+NOT_FOUND = "I'm sorry, I could not find that out."
 # Said after a streamed answer that cannot be finished: a listener must not mistake half an answer
 # for a whole one (see ``Turn._cut_short``).
 CUT_BY_TIME = "I'm sorry, I ran out of time, so that answer is incomplete."

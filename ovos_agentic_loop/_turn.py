@@ -41,6 +41,7 @@ from ovos_agentic_loop._endings import (
     CUT_BY_BRAIN,
     CUT_BY_TIME,
     NO_ANSWER,
+    NOT_FOUND,
     answer_of,
     forced_instruction,
     out_of_steps,
@@ -57,6 +58,7 @@ from ovos_agentic_loop._protocol import (
     parse_reply,
     text_tool_prompt,
 )
+from ovos_agentic_loop._reactions.placeholder import placeholder_in
 from ovos_agentic_loop._reactions.repeats import CallHistory, signature
 from ovos_agentic_loop._reactions.table import Reactions
 from ovos_agentic_loop._reactions.text import known_numbers
@@ -362,9 +364,13 @@ class Turn:
     def _grounded(self, answer: str, reason: str) -> str:
         """A forced answer that is no answer, or holds a number the results contradict (a wrong or
         mangled value), gets the latest results said plainly: the user hears the result, not a
-        guess or only an apology. An answer without numbers ("Shakespeare wrote it.") stands."""
+        guess or only an apology. An answer without numbers ("Shakespeare wrote it.") stands; one
+        with a slot where its value belongs ("[YourUsername]") is an honest "could not find out"."""
         texts = latest_values(self.view())
         values = ResultValues.of(texts)
+        if placeholder_in(answer):
+            self._emit("notice", message="the forced answer holds a placeholder for its value")
+            return NOT_FOUND
         if not answer:
             apology = (
                 out_of_steps(self.setup.config.max_iterations) if reason == "max_iterations" else NO_ANSWER

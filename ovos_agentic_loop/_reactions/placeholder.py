@@ -17,8 +17,9 @@ from ovos_agentic_loop._reactions.view import TurnView
 
 __all__ = ["Placeholder", "placeholder_in"]
 
-# <user-name>, <your_username>, [hostname], [insert name], {time}, YOUR_USERNAME: lowercase words
-# joined by -, _ or spaces (at most four), or a SHOUTED_NAME with an underscore. Markup and code
+# <user-name>, <your_username>, [hostname], [insert name], {time}, YOUR_USERNAME, [YourUsername]:
+# lowercase words joined by -, _ or spaces (at most four), a SHOUTED_NAME with an underscore, or a
+# bracketed YourCamelCase. Markup and code
 # (<b>, [1], {"a": 1}, a protocol tag such as <tool_call>) are not slots: a slot of one word needs
 # a - or _ in it, or is one of the words a slot is made of.
 _SLOT_WORDS = r"(?:your|user|name|username|hostname|host|value|insert|result|time|date|number|answer)"
@@ -27,6 +28,7 @@ _PROTOCOL_TAG = r"(?!/?(?:tool|function)[-_ ]?(?:calls?|response|result)\b)"
 _SLOT = re.compile(
     rf"<{_PROTOCOL_TAG}{_WORDS}>|\[{_WORDS}\]|\{{{_WORDS}\}}"
     rf"|<{_SLOT_WORDS}>|\[{_SLOT_WORDS}\]|\{{{_SLOT_WORDS}\}}|\bYOUR_[A-Z_]+\b"
+    r"|[<\[{]Your[A-Z][A-Za-z]*[>\]}]"
 )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from ovos_plugin_manager.templates.agents import ToolCall
 
@@ -27,8 +28,19 @@ _MADE_BEFORE = "\n(Note: you already made this exact call; use this result inste
 
 
 def signature(call: ToolCall) -> str:
-    """What makes two calls the same call: the tool and its arguments."""
-    return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
+    """What makes two calls the same call: the tool and its arguments (10 and 10.0 are one value:
+    the bundled model sent ``{"value": 10}`` and then ``{"value": 10.0}``, one call twice)."""
+    return call.name + json.dumps(_plain(call.arguments), sort_keys=True, default=str)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 @dataclass

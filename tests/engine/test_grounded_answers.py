@@ -102,3 +102,18 @@ def test_a_wrong_number_in_digits_is_still_a_contradiction() -> None:
     answer = engine_with(brain, maths()).continue_chat(user("whats seven minus twelve"))
     assert answer.content.startswith("Seven minus twelve is 19.") and "-5" in answer.content
     brain.assert_complete()
+
+
+def test_one_call_with_a_whole_number_as_float_is_the_same_call() -> None:
+    """Seen in the demo: unit_convert sent {"value": 10} and then {"value": 10.0}: one call twice."""
+    brain = ScriptedBrain(
+        [
+            tool_call("unit_convert", value=10, from_unit="kg", to_unit="lb"),
+            tool_call("unit_convert", value=10.0, from_unit="kg", to_unit="lb"),
+            "It is 22.05 pounds.",
+        ]
+    )
+    answer = engine_with(brain, maths()).continue_chat(user("how many pounds is ten kilograms"))
+    assert answer.content == "It is 22.05 pounds."
+    assert brain.calls[2].last.content.startswith("Not run again")
+    brain.assert_complete()

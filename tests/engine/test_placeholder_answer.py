@@ -56,6 +56,7 @@ def test_an_answer_without_a_slot_stands(boxes: list[ToolBox]) -> None:
         ("It is {time} now.", "{time}"),
         ("Hello [your name]!", "[your name]"),
         ("Log in as YOUR_USERNAME.", "YOUR_USERNAME"),
+        ("It is [YourUsername].", "[YourUsername]"),
         ("I wrote <tool_call> by mistake", None),
         ('The shopping list is [milk, eggs] and {"a": 1}', None),
         ("2 < 3 and 5 > 4", None),
@@ -63,3 +64,14 @@ def test_an_answer_without_a_slot_stands(boxes: list[ToolBox]) -> None:
 )
 def test_what_counts_as_a_slot(text: str, slot: str | None) -> None:
     assert placeholder_in(text) == slot
+
+
+def test_a_forced_answer_with_a_placeholder_says_it_could_not_find_out(boxes: list[ToolBox]) -> None:
+    """From the spoken suite: the clock called three times for a user name, then the forced answer
+    "Your user name on this computer is [YourUsername]."."""
+    now = tool_call("get_current_datetime", timezone="UTC")
+    brain = ScriptedBrain([now, now, now, "Your user name on this computer is [YourUsername]."])
+    answer = engine_with(brain, boxes).continue_chat(user("whats my user name on this computer"))
+    assert brain.calls[-1].tools == []  # it was the forced answer
+    assert answer.content == "I'm sorry, I could not find that out."
+    brain.assert_complete()

@@ -176,7 +176,13 @@ def test_unit_convert_refusals_show_the_call_to_send(
     boxes: dict[str, ToolBox], kwargs: dict[str, Any], advice: str
 ) -> None:
     reason = refusal(boxes["en-US"], "unit_convert", kwargs)
-    assert advice in reason and '{"value": 10, "from_unit": "kg", "to_unit": "lb"}' in reason
+    assert advice in reason
+    if "unknown unit" in advice:
+        # Shown a whole example call after "unknown unit 'dollars'", the bundled model sent that
+        # example (10 kg to lb) twice: an unknown unit gets unit names, no call to copy.
+        assert "'kg', 'lb'" in reason and '"value": 10' not in reason
+    else:
+        assert '{"value": 10, "from_unit": "kg", "to_unit": "lb"}' in reason
 
 
 def test_unit_convert_schema_says_which_unit_is_which(boxes: dict[str, ToolBox]) -> None:

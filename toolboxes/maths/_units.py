@@ -129,7 +129,7 @@ def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
         bad = from_unit if _undefined(source) else to_unit
         raise ValueError(
             f"unknown unit {bad!r} ({exc}); {_suggest(bad)} Send unit symbols or English unit names, "
-            f'such as {{"value": 10, "from_unit": "kg", "to_unit": "lb"}}'
+            "such as 'kg', 'lb', 'km', 'mi', 'degC', 'degF', 'liters' (no currencies)"
         ) from None
     except pint.errors.DimensionalityError:
         raise ValueError(
@@ -159,7 +159,7 @@ def _check_above_absolute_zero(ureg: Any, quantity: Any, value: float, from_unit
     if float(quantity.to(ureg.kelvin).magnitude) < -1e-9:
         raise ValueError(
             f"{value:g} {from_unit} is below absolute zero (-273.15 degC, -459.67 degF, 0 kelvin): "
-            f'check the amount and its sign, such as {{"value": -5, "from_unit": "degC", "to_unit": "degF"}}'
+            "check the amount and its sign in the user's words"
         )
 
 
@@ -168,7 +168,7 @@ def _unit(text: str, what: str) -> str:
     if not cleaned or len(cleaned) > MAX_UNIT_CHARS or not _UNIT_TEXT.fullmatch(cleaned):
         raise ValueError(
             f"{what} {text!r} is not a unit name; write units like 'km', 'mph', 'degC', 'liters', "
-            f'such as {{"value": 10, "from_unit": "kg", "to_unit": "lb"}}'
+            "with the amount alone in value"
         )
     if _BIG_EXPONENT.search(cleaned) or not _plain_exponents(cleaned):
         raise ValueError(f"{what} {text!r} has an exponent above 9; use units such as 'm^2' or 'm^3'")
