@@ -143,6 +143,7 @@ class Turn:
 
     def __post_init__(self) -> None:
         self.transcript = self._with_system_prompt(self.incoming)
+        self._question_end = len(self.transcript)  # the caller's messages end here; the turn's follow
         self.deadline = self.started + self.setup.config.time_budget
         self._first_call = self.count.used
 
@@ -507,7 +508,8 @@ class Turn:
 
     def persona_instructions(self) -> list[str]:
         """The caller's and persona's instructions, then (for a session in another language than
-        English) the line asking for the answer in it: every path's system prompt starts here."""
+        English) the line asking for the answer in it: the system prompt of the calls without
+        tools (the forced answer, the other loops' steps) starts here."""
         parts = persona_instructions(self.incoming, self.setup.config.system_prompt)
         language = answer_language_line(self.lang)
         return [*parts, language] if language else parts
@@ -594,8 +596,10 @@ class Turn:
         self.setup.emit(kind, self.session_id, data)
 
     def _with_system_prompt(self, messages: list[AgentMessage]) -> list[AgentMessage]:
-        """One leading system message: the persona's instructions, then the tool protocol."""
-        parts = self.persona_instructions()
+        """One leading system message: the persona's instructions, then the tool protocol. The
+        answer's language is not in it (see ``_brain_messages``): the tool list after it stays in
+        the server's prompt cache whatever language a session speaks."""
+        parts = persona_instructions(self.incoming, self.setup.config.system_prompt)
         toolset = self.setup.toolset
         if toolset.tools:
             parts.append(text_tool_prompt(toolset.tools) if self.setup.text_mode else NATIVE_GUIDANCE)
@@ -603,8 +607,16 @@ class Turn:
         return ([AgentMessage(MessageRole.SYSTEM, "\n\n".join(parts))] if parts else []) + rest
 
     def _brain_messages(self) -> list[AgentMessage]:
-        """The transcript as this brain takes it: text-protocol form and/or system folded in."""
-        return self.for_brain(rendered(self.transcript) if self.setup.text_mode else list(self.transcript))
+        """The transcript as this brain takes it: text-protocol form and/or system folded in, and
+        the user's question followed by the line asking for the answer in its language (after the
+        system prompt and tools, so a language costs no re-read of them: 76 s on 2 cores)."""
+        transcript = list(self.transcript)
+        language = answer_language_line(self.lang)
+        asked = max((i for i, m in enumerate(transcript) if m.role == MessageRole.USER), default=None)
+        if language and asked is not None and asked < self._question_end:
+            question = transcript[asked]
+            transcript[asked] = AgentMessage(MessageRole.USER, f"{question.content}\n\n({language})")
+        return self.for_brain(rendered(transcript) if self.setup.text_mode else transcript)
 
 
 def _once(calls: list[ToolCall]) -> list[ToolCall]:

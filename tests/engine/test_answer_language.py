@@ -1,13 +1,17 @@
-"""The answer comes in the session's language: the system prompt of every path says which (issue 21).
+"""The answer comes in the session's language: every path asks for it (issue 21).
 
 Seen on the spoken suite: a Spanish or German question with ``lang`` set was answered in English
-or with a bare number once the (English) tool results were in the transcript."""
+or with a bare number once the (English) tool results were in the transcript. With tools, the line
+follows the user's question, not the system prompt: the tool list after the system prompt stays in
+the server's prompt cache whatever the session's language (a Portuguese question otherwise made the
+bundled model re-read the whole tool list: 76 s on 2 cores)."""
 
 from __future__ import annotations
 
 import pytest
 from conftest import DemoToolBox
 from engine_helpers import engine_with, user
+from ovos_plugin_manager.templates.agents import MessageRole
 
 from ovos_agentic_loop._protocol import NATIVE_GUIDANCE
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
@@ -17,24 +21,37 @@ from ovos_agentic_loop.testing import ScriptedBrain, tool_call
     ("lang", "name"),
     [("es-ES", "Spanish"), ("pt-PT", "Portuguese"), ("de", "German"), ("pt_BR", "Portuguese")],
 )
-def test_a_session_in_another_language_is_asked_for_the_answer_in_it(
+def test_the_question_is_followed_by_the_language_the_answer_must_be_in(
     demo_tools: DemoToolBox, lang: str, name: str
 ) -> None:
     brain = ScriptedBrain(["Hola."])
     engine_with(brain, [demo_tools], system_prompt="You are Ana.").continue_chat(user("hola"), lang=lang)
-    system = brain.calls[0].messages[0].content
-    assert system.startswith("You are Ana.\n\n")
-    assert f"always answer in {name}" in system
-    assert system.endswith(NATIVE_GUIDANCE)
+    sent = brain.calls[0].messages
+    assert sent[0].content == f"You are Ana.\n\n{NATIVE_GUIDANCE}"  # the cached prefix is unchanged
+    assert sent[-1].role == MessageRole.USER
+    assert sent[-1].content.startswith("hola\n\n(") and f"always answer in {name}" in sent[-1].content
+
+
+def test_the_line_stays_with_the_question_through_the_tool_calls(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("add", a=2, b=2), "Son cuatro."])
+    engine = engine_with(brain, [demo_tools])
+    assert engine.continue_chat(user("cuánto es dos más dos"), lang="es-ES").content == "Son cuatro."
+    second = brain.calls[1].messages
+    questions = [m for m in second if m.role == MessageRole.USER]
+    assert len(questions) == 1 and "always answer in Spanish" in questions[0].content
+    assert second[-1].role == MessageRole.TOOL  # the result comes after it, as before
+    brain.assert_complete()
 
 
 @pytest.mark.parametrize("lang", [None, "en-US", "en", "xx-YY", "  "])
-def test_english_unknown_or_no_language_leaves_the_prompt_as_it_was(
+def test_english_unknown_or_no_language_leaves_the_messages_as_they_were(
     demo_tools: DemoToolBox, lang: str | None
 ) -> None:
     brain = ScriptedBrain(["Hi."])
     engine_with(brain, [demo_tools], system_prompt="You are Ana.").continue_chat(user("hi"), lang=lang)
-    assert brain.calls[0].messages[0].content == f"You are Ana.\n\n{NATIVE_GUIDANCE}"
+    sent = brain.calls[0].messages
+    assert sent[0].content == f"You are Ana.\n\n{NATIVE_GUIDANCE}"
+    assert sent[-1].content == "hi"
 
 
 def test_the_forced_answer_is_asked_for_in_the_language_too(demo_tools: DemoToolBox) -> None:
@@ -53,3 +70,10 @@ def test_another_loop_asks_for_the_language_as_well() -> None:
     engine = engine_with(brain, [], entry_point="ovos-chain-of-thought-loop")
     engine.continue_chat(user("was ist zwei plus zwei"), lang="de-DE")
     assert "always answer in German" in brain.calls[0].messages[0].content
+
+
+def test_the_text_protocol_carries_the_line_too(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain(["Final Answer: Quatro."])
+    engine = engine_with(brain, [demo_tools], mode="text")
+    assert engine.continue_chat(user("quanto é dois mais dois"), lang="pt-PT").content == "Quatro."
+    assert "always answer in Portuguese" in brain.calls[0].messages[-1].content
