@@ -37,6 +37,7 @@ import http.client
 import json
 import os
 import socket
+import sys
 import threading
 import time
 import urllib.parse
@@ -157,6 +158,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     app: Any
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # An adapter process that exits closes its keep-alive connection: not an error of the run.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class _BaseApp:

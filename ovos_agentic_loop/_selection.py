@@ -7,8 +7,8 @@ about 40 tokens a second), and a small model picks worse among many tools. Above
 1. the persona's ``always_offered_tools``, in the order it lists them,
 2. ``find_tools(query)``, the way to any tool the shortlist left out,
 3. up to ``max_offered_tools`` tools ranked by BM25 against the question (and, with half the
-   weight, the conversation's last turns), plus the tools the conversation already called,
-   in the tool set's own order.
+   weight, the conversation's last turns), plus the tools the conversation already called and
+   the caller's own tools of this request, in the tool set's own order.
 
 Everything before the ranked tools is the same on every turn, and it is the start of the prompt
 (system prompt, then tools): llama-server's prompt cache keeps that prefix. A persona at or under
@@ -83,10 +83,13 @@ def shortlist(config: LoopConfig, toolset: ToolSet, messages: Sequence[AgentMess
         return None
     question, context = _query(messages)
     always = [name for name in config.always_offered_tools if toolset.get(name) is not None]
-    called = {c.name for m in messages for c in m.tool_calls or []}
+    # The caller's own tools (sent with this request) are what it asked to offer: never left out.
+    kept = ({c.name for m in messages for c in m.tool_calls or []} | toolset.caller_names) & set(
+        toolset.names
+    )
     index = ToolIndex.of(toolset.tools)
-    ranked = index.rank(question, context, exclude=set(always) | called)
-    chosen = set(ranked[: config.max_offered_tools]) | (called & set(toolset.names))
+    ranked = index.rank(question, context, exclude=set(always) | kept)
+    chosen = set(ranked[: config.max_offered_tools]) | kept
     rest = [name for name in toolset.names if name in chosen]  # the tool set's order: stable
     return Shortlist(toolset=toolset, names=[*always, *rest], index=index)
 

@@ -4,7 +4,6 @@ with a warning when the bundled model's CPU reads it for more than 20 s the firs
 from __future__ import annotations
 
 import pytest
-from conftest import DemoToolBox
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from pydantic import Field
 
@@ -35,8 +34,8 @@ class ManyTools(ToolBox):
         ]
 
 
-def test_a_small_tool_list_is_ok_and_says_every_tool_is_offered() -> None:
-    check = tool_list_check(parse_config({}, engine_name="t"), [DemoToolBox()])
+def test_a_small_tool_list_is_ok_and_says_every_tool_is_offered(demo_tools: ToolBox) -> None:
+    check = tool_list_check(parse_config({}, engine_name="t"), [demo_tools])
     assert check.level == "ok"
     assert check.detail.startswith("all 4 tools on every request; about ")
 

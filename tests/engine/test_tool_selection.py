@@ -280,3 +280,15 @@ def test_in_text_mode_the_system_prompt_lists_the_shortlist() -> None:
     system = brain.calls[0].messages[0].content
     assert "lock_door" in system and FIND_TOOLS in system
     assert "set_irrigation_zone" not in system
+
+
+def test_the_callers_own_tools_are_always_offered() -> None:
+    client_tool = {
+        "type": "function",
+        "function": {"name": "open_garage_app", "description": "Open the app.", "parameters": {}},
+    }
+    brain = ScriptedBrain(["Done."])
+    selecting(brain, max_offered_tools=1).continue_chat(user("water the garden"), tools=[client_tool])
+    offered = brain.calls[0].tool_names
+    assert "open_garage_app" in offered and "set_irrigation_zone" in offered
+    assert len(offered) == 3  # find_tools, the one chosen tool, the caller's tool
