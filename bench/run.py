@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -652,7 +652,10 @@ def write_report(bench: Bench, figures: list[int]) -> None:
     out_dir = Path(bench.args.results_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     m = machine()
-    vers = versions(bench.systems)
+    # Figure 10 runs ours and upstream in their MCP venvs: report those.
+    mcp_venvs = {"ours": "ours-mcp", "upstream-native": "upstream-mcp"}
+    shown = [replace(BY_KEY[k], venv=v) for k, v in mcp_venvs.items()] if figures == [10] else bench.systems
+    vers = versions(shown)
     head = [
         "# Benchmark results",
         "",
