@@ -6,6 +6,7 @@
     python3 bench/run.py --figures 8     # each loop, ours vs upstream's, on 8 tasks (real model)
     python3 bench/run.py --figures 5 --suite spoken   # spoken questions, local-assistant tools (5s)
     python3 bench/run.py --figures 9     # a BFCL sample: the bare model vs the loops (real model)
+    python3 bench/run.py --figures 10    # many tools: 15/40/80 tools, tool selection off/on (real model)
     python3 bench/run.py --all           # everything
 
 Each framework runs in its own venv (``bench/.venvs/<name>``, built on first use)
@@ -30,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -651,7 +652,10 @@ def write_report(bench: Bench, figures: list[int]) -> None:
     out_dir = Path(bench.args.results_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     m = machine()
-    vers = versions(bench.systems)
+    # Figure 10 runs ours and upstream in their MCP venvs: report those.
+    mcp_venvs = {"ours": "ours-mcp", "upstream-native": "upstream-mcp"}
+    shown = [replace(BY_KEY[k], venv=v) for k, v in mcp_venvs.items()] if figures == [10] else bench.systems
+    vers = versions(shown)
     head = [
         "# Benchmark results",
         "",
@@ -662,6 +666,7 @@ def write_report(bench: Bench, figures: list[int]) -> None:
         "",
     ]
     suffix = "" if figures != [5] else "-spoken" if getattr(bench.args, "suite", "") == "spoken" else "-tasks"
+    suffix = "-many-tools" if figures == [10] else suffix  # figure 10 runs on its own, like 5s
     md_path = out_dir / f"latest{suffix}.md"
     # Figures not run this time keep their earlier tables (each says when it was measured).
     sections = _sections(md_path.read_text()) if md_path.exists() else {}
@@ -686,7 +691,7 @@ def write_report(bench: Bench, figures: list[int]) -> None:
     log(f"wrote {md_path}")
 
 
-CHARTED = {1, 2, 3, 4, 5, 6}  # figures 8 and 9 are tables only
+CHARTED = {1, 2, 3, 4, 5, 6}  # figures 8, 9 and 10 are tables only
 
 
 def draw_chart(out_dir: Path) -> None:
@@ -774,6 +779,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="figure 5: skip the remaining systems (never tasks) once the next would pass this budget",
     )
+    p.add_argument(
+        "--fig10-configs",
+        default=None,
+        help="figure 10: comma-separated configurations (80-on, 80-off, 15, 40-on, 40-off, up-15, up-80; "
+        "default 80-on,80-off,15,40-on,40-off), run in that order",
+    )
     p.add_argument("--quick", action="store_true", help="few repeats: a smoke run of the bench itself")
     args = p.parse_args(argv)
     figures = (
@@ -793,6 +804,13 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown systems {unknown}; choose from {', '.join(BY_KEY)}")
     if args.bfcl_per_category < 1:
         p.error("--bfcl-per-category must be at least 1")
+    if 10 in figures:
+        from many_tools_runner import parse_configs
+
+        try:
+            parse_configs(args.fig10_configs)
+        except ValueError as exc:
+            p.error(str(exc))
     if 8 in figures:
         from loops_runner import parse_loops
 
@@ -804,8 +822,10 @@ def main(argv: list[str] | None = None) -> int:
     # The task figures (5, 8) run only the OVOS engines: no peer venv to build for them alone;
     # figure 9 adds the floor's venv (the bare model's raw client) and bfcl-eval's.
     needed = [BY_KEY[k] for k in args.systems]
-    if set(figures) <= {5, 8, 9}:
+    if set(figures) <= {5, 8, 9, 10}:
         needed = [s for s in needed if s.ovos or (9 in figures and s.key == "floor")]
+    if figures == [10]:
+        needed = []  # figure 10 builds its own venvs (ours-mcp, upstream-mcp) as its configurations need
     for name in sorted({s.venv for s in needed} | ({"bfcl"} if 9 in figures else set())):
         venvs.ensure(name, log=log)
     # SIGINT or SIGTERM (also when started in the background, where SIGINT is ignored) stops the
@@ -816,12 +836,12 @@ def main(argv: list[str] | None = None) -> int:
     # The timing figures run first, before any llama-server exists. When figure 5 or 8 starts one,
     # the other and figure 3 run after it on the same server (exact token counts), and the server
     # is stopped at the end; results are reported by figure number whatever the order.
-    order = [f for f in figures if f not in (3, 5, 8, 9)] + [f for f in (5, 8, 9, 3) if f in figures]
+    order = [f for f in figures if f not in (3, 5, 8, 9, 10)] + [f for f in (5, 8, 9, 10, 3) if f in figures]
     started = False
     try:
         for fig in order:
             t0 = time.perf_counter()
-            if fig in (5, 8, 9):
+            if fig in (5, 8, 9, 10):
                 from tasks_runner import ensure_llama, fig5_tasks
 
                 if bench.llama_url is None:
@@ -839,6 +859,10 @@ def main(argv: list[str] | None = None) -> int:
                     from loops_runner import fig8_loops
 
                     fig8_loops(bench, run_adapter)
+                elif fig == 10:
+                    from many_tools_runner import fig10_many_tools
+
+                    fig10_many_tools(bench, run_adapter, count_tokens)
                 else:
                     from bfcl_runner import fig9_bfcl
 

@@ -37,6 +37,7 @@ import http.client
 import json
 import os
 import socket
+import sys
 import threading
 import time
 import urllib.parse
@@ -157,6 +158,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     app: Any
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # An adapter process that exits closes its keep-alive connection: not an error of the run.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class _BaseApp:
@@ -355,6 +362,24 @@ class CountingProxy(_BaseApp):
         self.bodies: dict[str, list[dict[str, Any]]] = {}
         self._open: dict[str, set[http.client.HTTPConnection]] = {}  # model -> requests in flight
         self._cancelled: set[str] = set()
+        #: Pass a streamed reply on as it arrives (figure 10 times the first sentence); by default it
+        #: is relayed whole, once complete (the task figures measure answers, not latency).
+        self.relay_streams = False
+
+    @staticmethod
+    def _relay(handler: _Handler, resp: http.client.HTTPResponse) -> bytes:
+        """Send ``resp``'s body on to the client chunk by chunk as it arrives; returns all of it."""
+        ctype = resp.getheader("Content-Type") or "text/event-stream"
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nTransfer-Encoding: chunked\r\n\r\n"
+        handler.wfile.write(head.encode())
+        received = []
+        while chunk := resp.read1(65536):
+            received.append(chunk)
+            handler.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+            handler.wfile.flush()
+        handler.wfile.write(b"0\r\n\r\n")
+        handler.wfile.flush()
+        return b"".join(received)
 
     def cancel(self, model: str) -> int:
         """Drop ``model``'s requests in flight and refuse its later ones; returns how many were dropped.
@@ -393,6 +418,10 @@ class CountingProxy(_BaseApp):
                 {"Content-Type": "application/json"},
             )
             resp = conn.getresponse()
+            if self.relay_streams and body.get("stream") and resp.status == 200:
+                data = self._relay(handler, resp)
+                self._record(model, body, resp.status, data)
+                return
             data = resp.read()
         except (OSError, http.client.HTTPException) as exc:
             error = json.dumps({"error": {"message": f"proxy: {exc}"}}).encode()

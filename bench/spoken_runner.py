@@ -68,6 +68,8 @@ def persona_job(sandbox: str) -> dict[str, Any]:
         "toolboxes": list(section["toolboxes"]),
         "max_iterations": section.get("max_iterations", 10),
         "engine_extra": extra,
+        # Not passed to the engine here (figure 5s runs as the persona is today); figure 10 uses it.
+        "always_offered_tools": list(section.get("always_offered_tools") or []),
     }
 
 
@@ -339,8 +341,10 @@ def run_spoken(
     run_adapter: Any,
     timeout: float = 900,
     tag: str = "t5s",
+    configure: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """One conversation in a new process and a fresh sandbox, like figure 5's ``run_task``."""
+    """One conversation in a new process and a fresh sandbox, like figure 5's ``run_task``;
+    ``configure(job)`` changes the job first (figure 10 adds tools and settings)."""
     sandbox = make_spoken_sandbox(task)
     model = f"{tag}-{system.key}-{task['id']}-{uuid.uuid4().hex[:6]}"
     start = dt.datetime.now(dt.timezone.utc)
@@ -358,6 +362,8 @@ def run_spoken(
         **persona_job(sandbox),
     }
     job["engine_extra"]["time_budget"] = 900
+    if configure is not None:
+        configure(job)
     try:
         res = run_adapter(system, job, timeout=timeout, cwd=sandbox)
         timed_out = False
@@ -390,6 +396,8 @@ def run_spoken(
         "turns": len(answers),
         "error": res.get("error"),
         "timed_out": timed_out,
+        "model": model,
+        **({"first_sentence": res["first_sentence"]} if res.get("first_sentence") else {}),
     }
 
 

@@ -663,3 +663,75 @@ def test_figure_9_runs_end_to_end_on_the_scripted_server(tmp_path: Path) -> None
     assert all(not r["valid"] and r["calls"] for r in bare["runs"] + ours["runs"])
     report = (tmp_path / "latest.md").read_text()
     assert "### Figure 9 - BFCL sample" in report and "model requests / entry" in report
+
+
+# --- figure 10: many tools ------------------------------------------------------------------------
+
+
+def test_fig10_configurations_parse_in_the_given_order_and_refuse_unknown_ones() -> None:
+    from many_tools_runner import DEFAULT_CONFIGS, parse_configs
+
+    assert [c.key for c in parse_configs(None)] == DEFAULT_CONFIGS.split(",")
+    assert [c.tools for c in parse_configs("15,40-on,80-off")] == [15, 40, 80]
+    with pytest.raises(ValueError, match="unknown figure 10 configurations"):
+        parse_configs("80-on,90")
+
+
+def test_fig10_adds_the_decoy_server_selection_and_streaming_to_the_spoken_job(tmp_path: Path) -> None:
+    from many_tools_runner import BY_CONFIG, SERVER, configure
+
+    job = persona_job(str(tmp_path))
+    configure(BY_CONFIG["80-on"], "/venv/bin/python")(job)
+    assert job["stream"] is True
+    assert job["toolboxes"][-1] == "ovos-mcp-toolbox"
+    mcp = job["engine_extra"]["ovos-mcp-toolbox"]
+    assert mcp["command"] == "/venv/bin/python" and mcp["args"] == [str(SERVER), "--tools", "65"]
+    assert job["engine_extra"]["tool_selection"] == "auto"
+    assert job["engine_extra"]["always_offered_tools"] == job["always_offered_tools"] != []
+    plain = persona_job(str(tmp_path))
+    configure(BY_CONFIG["15"], "/venv/bin/python")(plain)
+    assert "ovos-mcp-toolbox" not in plain["toolboxes"]
+    upstream = persona_job(str(tmp_path))
+    configure(BY_CONFIG["up-80"], "/venv/bin/python")(upstream)
+    assert "tool_selection" not in upstream["engine_extra"]  # upstream has no such key
+
+
+def test_the_decoy_catalog_has_65_distinct_tools_with_schemas_the_sdk_reads() -> None:
+    import inspect
+
+    from home_mcp_server import CATALOG, make_tool
+
+    assert len(CATALOG) == 65
+    assert len({name for name, _, _ in CATALOG}) == 65
+    tool = make_tool(*CATALOG[2])  # set_light_brightness(entity_id, brightness_pct)
+    params = inspect.signature(tool).parameters
+    assert list(params) == ["entity_id", "brightness_pct"]
+    assert all(p.default is inspect.Parameter.empty for p in params.values())  # both required
+    assert tool(entity_id="light.kitchen", brightness_pct=40)["arguments"] == {
+        "entity_id": "light.kitchen",
+        "brightness_pct": 40,
+    }
+
+
+def test_the_proxy_relays_a_streamed_reply_as_it_arrives() -> None:
+    server = ScriptedServer().start()
+    server.default = Script(steps=0, final="one two three four five six", token_delay=0.2)
+    proxy = CountingProxy(server.base_url).start()
+    proxy.relay_streams = True
+    try:
+        parsed = urllib.parse.urlsplit(proxy.base_url)
+        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        body = {"model": "relay", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+        started = time.perf_counter()
+        conn.request("POST", parsed.path + "/chat/completions", json.dumps(body))
+        resp = conn.getresponse()
+        first = resp.read1(65536)
+        first_at = time.perf_counter() - started
+        rest = resp.read()
+        total = time.perf_counter() - started
+        assert resp.status == 200 and b"data:" in first
+        assert b"[DONE]" in first + rest
+        assert first_at < total - 0.5  # the first words came before the reply was complete
+    finally:
+        proxy.stop()
+        server.stop()

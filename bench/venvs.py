@@ -27,6 +27,9 @@ REQUIREMENTS = {
     "floor": "requirements-floor.txt",
     "ours": "requirements-ours.txt",
     "upstream": "requirements-upstream.txt",
+    # Figure 10: the same two projects with an MCP host beside them (the decoy home-automation server).
+    "ours-mcp": "requirements-ours-mcp.txt",
+    "upstream-mcp": "requirements-upstream-mcp.txt",
     "smolagents": "requirements-smolagents.txt",
     "openai-agents": "requirements-openai-agents.txt",
     "pydantic-ai": "requirements-pydantic-ai.txt",
@@ -40,7 +43,7 @@ NO_DEPS = {"bfcl"}
 def _inputs_hash(name: str) -> str:
     digest = hashlib.sha256()
     digest.update((BENCH_DIR / REQUIREMENTS[name]).read_bytes())
-    if name == "ours":
+    if name in ("ours", "ours-mcp"):
         # An editable install follows the code, but not new dependencies: rebuild on those.
         digest.update((REPO_DIR / "pyproject.toml").read_bytes())
     digest.update(sys.version.encode())

@@ -17,12 +17,17 @@ import json
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal, TextIO
 from urllib.parse import urlparse
 
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+
+from ovos_agentic_loop._lifecycle import BuiltToolbox
 from ovos_agentic_loop._loop_names import LOOP_NAMES, LOOPS, loop_name
+from ovos_agentic_loop.config import LoopConfig
 from ovos_agentic_loop.personas import LoopPlan, Persona, loop_plan
 
 __all__ = ["Check", "Endpoint", "endpoint_of", "run_checks", "run_doctor"]
@@ -244,17 +249,18 @@ def _probe_check(endpoint: Endpoint, native_required: bool) -> Check:
     )
 
 
-def _toolbox_checks(plan: LoopPlan) -> list[Check]:
+def _toolbox_checks(
+    plan: LoopPlan, then: Callable[[list[ToolBox]], list[Check]] | None = None
+) -> list[Check]:
     """Each toolbox built exactly as the engine builds it (same loader, same section), and its diagnostics.
 
     Every check says which section the toolbox gets and where it came from; a section found only at
     the persona's top level is a warning, since ovos-persona hands the loop nothing but its own section.
-    What doctor built it closes again (an MCP toolbox runs a server process).
+    ``then`` gets every toolbox that was built, for checks of them all (the tool list's size). What
+    doctor built it closes again (an MCP toolbox runs a server process).
     """
     from ovos_agentic_loop import _loading
     from ovos_agentic_loop._lifecycle import close_toolboxes
-    from ovos_agentic_loop._loading import ToolboxNotLoaded, load_toolbox
-    from ovos_agentic_loop.errors import ConfigError
 
     if not plan.toolbox_sources:
         return [
@@ -262,36 +268,47 @@ def _toolbox_checks(plan: LoopPlan) -> list[Check]:
         ]
     available = _loading.installed_toolboxes()
     checks: list[Check] = []
-    for name, source in plan.toolbox_sources.items():
-        if name not in available:
-            checks.append(_plugin_check("toolbox", name, "opm.agents.toolbox", set(available)))
-            continue
-        section_note = f"section {_masked(source.section)} {source.where()}"
-        try:
-            built = load_toolbox(
-                name, source.section, available=available, where=source.where(), engine_name="doctor"
-            )
-        except (ToolboxNotLoaded, ConfigError) as exc:
-            fix = f"check the persona's {name!r} section"
-            checks.append(Check(f"toolbox {name}", "fail", str(exc), fix, notes=[section_note]))
-            continue
-        try:
-            tools = ", ".join(sorted(built.toolbox.tools))
-            check = Check(f"toolbox {name}", "ok", f"{len(built.toolbox.tools)} tools: {tools}")
-            check.notes.append(section_note)
-            if source.origin == "persona":
-                check.level = "warn"
-                check.fix = (
-                    "this works with `ovos-agentic-loop chat` and with code that passes the persona, but "
-                    "ovos-persona (and ovos-persona-server's chat) hands the loop only its own section, so "
-                    f"there this toolbox gets {{}}: move the section inside the {plan.handler!r} section "
-                    "to have it everywhere"
-                )
-            checks.append(check)
-            checks += _diagnostics(name, built.toolbox, check)
-        finally:
-            close_toolboxes([built], engine_name="doctor")
+    opened: list[BuiltToolbox] = []
+    try:
+        for name, source in plan.toolbox_sources.items():
+            checks += _one_toolbox_check(plan, name, source, available, opened)
+        if then is not None:
+            checks += then([built.toolbox for built in opened])
+    finally:
+        close_toolboxes(opened, engine_name="doctor")
     return checks
+
+
+def _one_toolbox_check(
+    plan: LoopPlan, name: str, source: Any, available: Mapping[str, Any], opened: list[BuiltToolbox]
+) -> list[Check]:
+    """The checks of the toolbox ``name``; what was built is added to ``opened`` (the caller closes it)."""
+    from ovos_agentic_loop._loading import ToolboxNotLoaded, load_toolbox
+    from ovos_agentic_loop.errors import ConfigError
+
+    if name not in available:
+        return [_plugin_check("toolbox", name, "opm.agents.toolbox", set(available))]
+    section_note = f"section {_masked(source.section)} {source.where()}"
+    try:
+        built = load_toolbox(
+            name, source.section, available=available, where=source.where(), engine_name="doctor"
+        )
+    except (ToolboxNotLoaded, ConfigError) as exc:
+        fix = f"check the persona's {name!r} section"
+        return [Check(f"toolbox {name}", "fail", str(exc), fix, notes=[section_note])]
+    opened.append(built)
+    tools = ", ".join(sorted(built.toolbox.tools))
+    check = Check(f"toolbox {name}", "ok", f"{len(built.toolbox.tools)} tools: {tools}")
+    check.notes.append(section_note)
+    if source.origin == "persona":
+        check.level = "warn"
+        check.fix = (
+            "this works with `ovos-agentic-loop chat` and with code that passes the persona, but "
+            "ovos-persona (and ovos-persona-server's chat) hands the loop only its own section, so "
+            f"there this toolbox gets {{}}: move the section inside the {plan.handler!r} section "
+            "to have it everywhere"
+        )
+    return [check, *_diagnostics(name, built.toolbox, check)]
 
 
 _SECRET_WORDS = ("key", "token", "secret", "password", "auth")
@@ -364,7 +381,8 @@ def run_checks(persona: Persona) -> list[Check]:
             native = plan is not None and plan.settings.mode == "native"
             checks.append(_probe_check(endpoint, native_required=native))
     if plan is not None:
-        checks += _toolbox_checks(plan)
+        settings = plan.settings
+        checks += _toolbox_checks(plan, then=lambda boxes: [tool_list_check(settings, boxes)])
     return checks
 
 
@@ -378,3 +396,30 @@ def run_doctor(persona: Persona, out: TextIO | None = None) -> int:
     failed = sum(c.level == "fail" for c in checks)
     print(f"{failed} problem(s)" if failed else "all checks passed", file=stream)
     return 1 if failed else 0
+
+
+def tool_list_check(settings: LoopConfig, toolboxes: list[ToolBox]) -> Check:
+    """How many tools a request offers and how long the bundled model's CPU reads them; a warning
+    when the first read (no prompt cache yet) takes longer than ``SLOW_READ_S``."""
+    from ovos_agentic_loop._tool_budget import SLOW_READ_S, tool_budget
+    from ovos_agentic_loop._toolset import PersonaTools
+
+    budget = tool_budget(settings, PersonaTools(toolboxes, engine_name="doctor").current())
+    how = (
+        f"a shortlist per question, at most {budget.offered} of {budget.tools} tools"
+        if budget.selects
+        else f"all {budget.tools} tools on every request"
+    )
+    detail = (
+        f"{how}; about {budget.tokens} tokens, read in ~{budget.read_s:.0f} s the first time on 2 CPU cores"
+    )
+    if not budget.slow:
+        return Check("tool list", "ok", detail)
+    fixes = [] if settings.warm_up else ['"warm_up": true reads it before the first question']
+    if budget.selects:
+        fixes.append('a smaller "max_offered_tools" or fewer "always_offered_tools"')
+    else:
+        fixes.append(
+            f'"tool_selection": "always" (or a "select_above" under {budget.tools}) offers a shortlist'
+        )
+    return Check("tool list", "warn", f"{detail}, over {SLOW_READ_S:.0f} s", "; or ".join(fixes))

@@ -64,6 +64,7 @@ from ovos_agentic_loop._reactions.table import Reactions
 from ovos_agentic_loop._reactions.text import known_numbers
 from ovos_agentic_loop._reactions.unstated import ResultValues, unstated_message
 from ovos_agentic_loop._reactions.view import TurnView, latest_values
+from ovos_agentic_loop._selection import FIND_TOOLS, Shortlist, shortlist
 from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop._toolset import ToolSet
 from ovos_agentic_loop._transcript import fold_system, forced_messages, persona_instructions, rendered
@@ -140,8 +141,11 @@ class Turn:
     #: What the stream has said so far, and the gate of the latest spoken model call.
     speech: Speech = field(default_factory=Speech)
     gate: FinalAnswerGate | None = None
+    #: The tools this turn offers when the persona has too many to offer all (``_selection``).
+    offered: Shortlist | None = None
 
     def __post_init__(self) -> None:
+        self.offered = shortlist(self.setup.config, self.setup.toolset, self.incoming)
         self.transcript = self._with_system_prompt(self.incoming)
         self._question_end = len(self.transcript)  # the caller's messages end here; the turn's follow
         self.deadline = self.started + self.setup.config.time_budget
@@ -159,7 +163,8 @@ class Turn:
 
     # -- the dispatcher ---------------------------------------------------------------
     def run(self, stream: bool = False) -> Generator[str, None, AgentMessage]:
-        self._emit("turn_start", mode=self._mode, tools=self.setup.toolset.names)
+        shortlisted = {"offered": [t.name for t in self.offered.tools()]} if self.offered else {}
+        self._emit("turn_start", mode=self._mode, tools=self.setup.toolset.names, **shortlisted)
         try:
             while True:
                 decision = yield from self._next(stream)
@@ -249,6 +254,7 @@ class Turn:
         caller_calls = [c for c in calls if c.name in toolset.caller_names]
         # one call written twice in a reply (in call syntax, then as JSON) runs once
         own_calls = _once([c for c in calls if c.name not in toolset.caller_names])
+        self._offer_called(own_calls)
         if caller_calls and not own_calls:
             return HandToCaller(caller_calls)
         if caller_calls:  # mixed: run ours now; the model asks for the caller's again later
@@ -316,16 +322,7 @@ class Turn:
                 call_id=call.id,
                 owner=owner.toolbox_id if owner is not None else "unknown",
             )
-        cfg = self.setup.config
-        outcomes = run_calls(
-            calls,
-            self.setup.toolset,
-            self.setup.executor,
-            timeout=max(0.01, min(cfg.tool_timeout, self.deadline - time.monotonic())),
-            max_chars=cfg.max_observation_chars,
-            max_parallel=cfg.max_parallel_tools,
-        )
-        for outcome in outcomes:
+        for outcome in self._execute(calls):
             self._emit(
                 "tool_result",
                 name=outcome.call.name,
@@ -336,6 +333,30 @@ class Turn:
                 error=outcome.error,
             )
             self._add_result(replace(outcome, note=self.history.record(outcome)))
+
+    def _execute(self, calls: list[ToolCall]) -> list[ToolOutcome]:
+        """The outcomes of ``calls``, in order: the toolboxes' calls run concurrently, and a
+        ``find_tools`` call of a turn with a shortlist is answered by the shortlist."""
+        cfg = self.setup.config
+        offered = self.offered
+        found = {id(c): offered.find(c) for c in calls if offered is not None and c.name == FIND_TOOLS}
+        ran = run_calls(
+            [c for c in calls if id(c) not in found],
+            self.setup.toolset,
+            self.setup.executor,
+            timeout=max(0.01, min(cfg.tool_timeout, self.deadline - time.monotonic())),
+            max_chars=cfg.max_observation_chars,
+            max_parallel=cfg.max_parallel_tools,
+        )
+        rest = iter(ran)
+        return [found[id(c)] if id(c) in found else next(rest) for c in calls]
+
+    def _offer_called(self, calls: list[ToolCall]) -> None:
+        """The second pass of a shortlist: a tool the model called by name that exists but was not
+        offered runs, and is offered from now on (its schema is then in the request)."""
+        added = self.offered.offer(c.name for c in calls) if self.offered is not None else []
+        if added:
+            self._emit("notice", message=f"called outside the shortlist, now offered: {added}")
 
     def _add_result(self, outcome: ToolOutcome) -> None:
         """The TOOL message of ``outcome``, with the outcome kept beside it."""
@@ -388,13 +409,12 @@ class Turn:
 
         A reply the table of reactions may still send back (a calculation, an unread file) is
         not spoken while it streams: it is said whole once it stands."""
-        toolset = self.setup.toolset
         hold = self.reactions.may_apply(self.view())
         return (
             yield from self._call(
                 self._brain_messages(),
                 stream=stream,
-                tools=None if self.setup.text_mode else toolset.wire_specs or None,
+                tools=self._offered_specs(),
                 gate=_Pass(),
                 counted=True,
                 hold=hold,
@@ -464,7 +484,7 @@ class Turn:
         another brain gets one ordinary call whose (short) reply is ignored.
         """
         text_mode = self.setup.text_mode
-        tools = None if text_mode else self.setup.toolset.wire_specs or None
+        tools = self._offered_specs()
         stop = STOP_SEQUENCES if text_mode else None
         prefill = getattr(self.setup.brain.engine, "prefill", None)
         if callable(prefill):
@@ -602,9 +622,18 @@ class Turn:
         parts = persona_instructions(self.incoming, self.setup.config.system_prompt)
         toolset = self.setup.toolset
         if toolset.tools:
-            parts.append(text_tool_prompt(toolset.tools) if self.setup.text_mode else NATIVE_GUIDANCE)
+            offered = self.offered.tools() if self.offered is not None else toolset.tools
+            parts.append(text_tool_prompt(offered) if self.setup.text_mode else NATIVE_GUIDANCE)
         rest = [m for m in messages if m.role != MessageRole.SYSTEM]
         return ([AgentMessage(MessageRole.SYSTEM, "\n\n".join(parts))] if parts else []) + rest
+
+    def _offered_specs(self) -> list[dict[str, Any]] | None:
+        """The native tools of a model call: every tool, or this turn's shortlist; None in text mode."""
+        if self.setup.text_mode:
+            return None
+        if self.offered is None:
+            return self.setup.toolset.wire_specs or None
+        return self.offered.wire_specs()
 
     def _brain_messages(self) -> list[AgentMessage]:
         """The transcript as this brain takes it: text-protocol form and/or system folded in, and

@@ -28,9 +28,10 @@ from ovos_agentic_loop._loop_names import LOOP_NAMES
 from ovos_agentic_loop.errors import ConfigError
 from ovos_agentic_loop_settings import StrictSection, config_errors, require_mapping
 
-__all__ = ["DEFAULT_BRAIN", "LOOP_ENTRY_POINTS", "LoopConfig", "Mode", "parse_config"]
+__all__ = ["DEFAULT_BRAIN", "LOOP_ENTRY_POINTS", "LoopConfig", "Mode", "Selection", "parse_config"]
 
 Mode = Literal["auto", "native", "text"]
+Selection = Literal["all", "auto", "always"]
 
 #: The brain used when a persona names none: this project's OpenAI-compatible brain,
 #: whose defaults point at the local llama-server (``ovos-agentic-loop server start``).
@@ -102,6 +103,28 @@ class LoopConfig(StrictSection):
         description="Entry-point names of opm.agents.memory plugins (e.g. 'ovos-agents-md-context-plugin') "
         "whose system prompt is added to the persona's when it loads; each takes its section under its "
         "name. Default: none.",
+    )
+
+    tool_selection: Selection = Field(
+        default="auto",
+        description="Which tools a turn offers the model. 'all': every tool, every turn; 'auto': every "
+        "tool while the persona has at most 'select_above' of them, else a shortlist chosen for the "
+        "question (up to 'max_offered_tools', plus a find_tools meta-tool for the rest); 'always': the "
+        "shortlist whatever the number. Default: 'auto'.",
+    )
+    max_offered_tools: int = Field(
+        default=8, ge=1, le=200, description="Tools a shortlist offers besides 'always_offered_tools'."
+    )
+    select_above: int = Field(
+        default=20,
+        ge=1,
+        le=1000,
+        description="'auto' chooses a shortlist only when the persona has more tools than this. Default 20.",
+    )
+    always_offered_tools: list[str] = Field(
+        default_factory=list,
+        description="Tool names a shortlist always holds, first and in this order (they keep the start "
+        "of the prompt, and so llama-server's prompt cache, the same from turn to turn). Default: none.",
     )
 
     @property

@@ -124,7 +124,10 @@ def main(
                 answers.append(answer)
                 history.append((prompt, answer))
                 calls.append(None if recorded is None else recorded[before:])
-            emit("BENCH_RESULT", {"ok": True, "samples": times, "answers": answers, "calls": calls})
+            result = {"ok": True, "samples": times, "answers": answers, "calls": calls}
+            if getattr(run, "first_sentence", None):  # a streamed conversation (figure 10)
+                result["first_sentence"] = run.first_sentence
+            emit("BENCH_RESULT", result)
             return
         if kind == "stream":
             if build_stream is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -140,9 +141,13 @@ def restrict_tools(engine, names: set[str]) -> None:
     engine.load_toolboxes(engine.toolboxes)  # drop any merged view built before
 
 
-def runner(engine):
+def runner(engine, stream: bool = False):
     """``run(prompt) -> answer``; a conversation passes the earlier ``(question, answer)`` turns as
-    ``history`` and the user's ``lang``, as ovos-persona does for a follow-up question."""
+    ``history`` and the user's ``lang``, as ovos-persona does for a follow-up question.
+
+    With ``stream`` each answer comes from ``stream_sentences`` (as a voice assistant speaks it) and
+    ``run.first_sentence`` gets the seconds to its first sentence (None when nothing was said)."""
+    first_sentence: list[float | None] = []
 
     def run(prompt: str, history: list[tuple[str, str]] | None = None, lang: str | None = None) -> str:
         messages = []
@@ -150,10 +155,20 @@ def runner(engine):
             messages.append(AgentMessage(role=MessageRole.USER, content=question))
             messages.append(AgentMessage(role=MessageRole.ASSISTANT, content=answer))
         messages.append(AgentMessage(role=MessageRole.USER, content=prompt))
-        reply = engine.continue_chat(messages, **({"lang": lang} if lang else {}))
-        return reply.content or ""
+        kwargs = {"lang": lang} if lang else {}
+        if not stream:
+            return engine.continue_chat(messages, **kwargs).content or ""
+        started, said = time.perf_counter(), []
+        for sentence in engine.stream_sentences(messages, **kwargs):
+            if not said:
+                first_sentence.append(time.perf_counter() - started)
+            said.append(sentence.strip())
+        if not said:
+            first_sentence.append(None)
+        return " ".join(s for s in said if s)
 
     run.calls = record_calls(engine)  # type: ignore[attr-defined]
+    run.first_sentence = first_sentence  # type: ignore[attr-defined]
     return run
 
 

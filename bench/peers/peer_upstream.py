@@ -33,7 +33,7 @@ def _section(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def build(job: dict[str, Any], tool: ToolSpec | None):
-    return runner(make_engine(job, tool, BRAIN, _section(job)))
+    return runner(make_engine(job, tool, BRAIN, _section(job)), stream=bool(job.get("stream")))
 
 
 def build_stream(job: dict[str, Any], tool: ToolSpec | None):
