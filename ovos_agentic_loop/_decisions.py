@@ -21,6 +21,7 @@ __all__ = [
     "HandToCaller",
     "MakeCall",
     "Nudge",
+    "Recheck",
     "Remind",
     "Response",
     "RunCalls",
@@ -52,6 +53,16 @@ class Remind:
 
 
 @dataclass(frozen=True)
+class Recheck:
+    """Run none of ``calls``: each is answered with ``message`` (what to check), and the model
+    calls again."""
+
+    calls: list[ToolCall]
+    message: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
 class Correct:
     """Send ``message`` back to the model (``kept``: the reply as the transcript keeps it, None to
     keep nothing); ``notice`` says why in the step events."""
@@ -77,7 +88,7 @@ class HandToCaller:
     calls: list[ToolCall]
 
 
-Decision = Finish | RunCalls | Remind | Correct | ForceAnswer | HandToCaller
+Decision = Finish | RunCalls | Remind | Recheck | Correct | ForceAnswer | HandToCaller
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ __all__ = [
     "ToolOutcome",
     "ToolTimeout",
     "UnknownTool",
+    "held_back",
     "not_run_again",
     "observation_for_error",
     "render_output",
@@ -136,6 +137,12 @@ def not_run_again(call: ToolCall, earlier: ToolOutcome | None = None) -> ToolOut
     quoted = result if len(result) <= MAX_REMINDED_CHARS else result[:MAX_REMINDED_CHARS] + "…"
     text = NOT_RUN_AGAIN_WITH_RESULT.format(result=quoted)
     return ToolOutcome(call, Status.NOT_RUN_AGAIN, text, 0.0)
+
+
+def held_back(call: ToolCall, message: str) -> ToolOutcome:
+    """The outcome of a call the loop did not run because it must be checked first (``message``
+    says what): refused, never reached the tool."""
+    return ToolOutcome(call, Status.REFUSED, message, 0.0, error="held back by the loop")
 
 
 NOT_RUN_AGAIN = (

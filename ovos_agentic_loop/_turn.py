@@ -34,6 +34,7 @@ from ovos_agentic_loop._decisions import (
     HandToCaller,
     MakeCall,
     Nudge,
+    Recheck,
     Remind,
     RunCalls,
 )
@@ -49,7 +50,7 @@ from ovos_agentic_loop._endings import (
     plain_result,
 )
 from ovos_agentic_loop._language import answer_language_line
-from ovos_agentic_loop._observations import Status, ToolOutcome, not_run_again, run_calls
+from ovos_agentic_loop._observations import Status, ToolOutcome, held_back, not_run_again, run_calls
 from ovos_agentic_loop._protocol import (
     NATIVE_GUIDANCE,
     ParsedCall,
@@ -181,6 +182,8 @@ class Turn:
                         self._correct(message, notice, kept)
                     case Remind(calls, text):
                         self._remind(calls, text)
+                    case Recheck(calls, message, text):
+                        self._recheck(calls, message, text)
                     case RunCalls(calls, text):
                         self._run_tools(calls, text)
         except BrainCallTimeout:
@@ -261,12 +264,16 @@ class Turn:
             self._emit("notice", message=f"caller tool calls deferred: {[c.name for c in caller_calls]}")
         # The text protocol keeps what the model wrote (up to the invented rest); native keeps it clean.
         text = parsed.kept_text if self.setup.text_mode else ""
+        held = self.reactions.check_calls(self.view(), own_calls)
+        if held is not None:
+            return Recheck(own_calls, held, text)
         repeated = self.history.decide(own_calls, text)
         return repeated if repeated is not None else RunCalls(own_calls, text)
 
     def view(self, answer: str = "") -> TurnView:
         """The turn as the reactions see it (read-only), with ``answer`` under judgement."""
-        return TurnView(self.setup.toolset, self.transcript, self.outcomes, self.setup.text_mode, answer)
+        setup = self.setup
+        return TurnView(setup.toolset, self.transcript, self.outcomes, setup.text_mode, answer, self.lang)
 
     def _interpret(self, reply: AgentMessage) -> ParsedReply:
         if reply.tool_calls:
@@ -310,6 +317,13 @@ class Turn:
         self.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
         for call in calls:
             self._add_result(not_run_again(call, self.history.result_of(call)))
+
+    def _recheck(self, calls: list[ToolCall], message: str, text: str) -> None:
+        """Answer a reply's calls with what to check in them, without running any."""
+        self._emit("notice", message=f"not run, to be checked: {[c.name for c in calls]}: {message}")
+        self.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
+        for call in calls:
+            self._add_result(held_back(call, message))
 
     def _run_tools(self, calls: list[ToolCall], text: str) -> None:
         self.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ovos_plugin_manager.templates.agents import ToolCall
+
 from ovos_agentic_loop._decisions import Response
 from ovos_agentic_loop._reactions.arithmetic import HeadArithmetic
 from ovos_agentic_loop._reactions.base import Reaction
 from ovos_agentic_loop._reactions.described import AnnouncedStep, DescribedCall, DescribedWithArguments
+from ovos_agentic_loop._reactions.operands import UnsaidOperands
 from ovos_agentic_loop._reactions.placeholder import Placeholder
 from ovos_agentic_loop._reactions.unread import UnreadFile
 from ovos_agentic_loop._reactions.unstated import UnstatedResult
@@ -54,6 +57,18 @@ class Reactions:
                 self.done.add(response.key)
                 return response
         return None
+
+    def check_calls(self, view: TurnView, calls: list[ToolCall]) -> str | None:
+        """The message that holds a reply's calls back before they run (numbers nobody said), on
+        the same budget; None when they may run."""
+        if self.sent >= self.budget:
+            return None
+        message = UnsaidOperands().check(view, calls)
+        if message is None or message in self.done:
+            return None
+        self.sent += 1
+        self.done.add(message)
+        return message
 
     def may_apply(self, view: TurnView) -> bool:
         """Whether the coming answer could be sent back by a reaction that holds the stream."""

@@ -34,6 +34,7 @@ class TurnView:
     outcomes: Mapping[int, ToolOutcome]  # by the transcript index of their TOOL message
     text_mode: bool
     answer: str = ""
+    lang: str | None = None  # the session's language: numbers in words are read in it
     # What a reaction worked out about this view, for the next one that asks (see ``remember``).
     _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -82,7 +83,7 @@ class TurnView:
         )
 
     def with_answer(self, answer: str) -> TurnView:
-        return TurnView(self.tools, self.transcript, self.outcomes, self.text_mode, answer)
+        return TurnView(self.tools, self.transcript, self.outcomes, self.text_mode, answer, self.lang)
 
     def last_values(self) -> list[str]:
         """The values of the successful tool results the transcript ends with, in order."""

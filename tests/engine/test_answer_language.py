@@ -8,8 +8,9 @@ bundled model re-read the whole tool list: 76 s on 2 cores)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from conftest import DemoToolBox
 from engine_helpers import engine_with, user
 from ovos_plugin_manager.templates.agents import MessageRole
 
@@ -22,7 +23,7 @@ from ovos_agentic_loop.testing import ScriptedBrain, tool_call
     [("es-ES", "Spanish"), ("pt-PT", "Portuguese"), ("de", "German"), ("pt_BR", "Portuguese")],
 )
 def test_the_question_is_followed_by_the_language_the_answer_must_be_in(
-    demo_tools: DemoToolBox, lang: str, name: str
+    demo_tools: Any, lang: str, name: str
 ) -> None:
     brain = ScriptedBrain(["Hola."])
     engine_with(brain, [demo_tools], system_prompt="You are Ana.").continue_chat(user("hola"), lang=lang)
@@ -32,7 +33,7 @@ def test_the_question_is_followed_by_the_language_the_answer_must_be_in(
     assert sent[-1].content.startswith("hola\n\n(") and f"always answer in {name}" in sent[-1].content
 
 
-def test_the_line_stays_with_the_question_through_the_tool_calls(demo_tools: DemoToolBox) -> None:
+def test_the_line_stays_with_the_question_through_the_tool_calls(demo_tools: Any) -> None:
     brain = ScriptedBrain([tool_call("add", a=2, b=2), "Son cuatro."])
     engine = engine_with(brain, [demo_tools])
     assert engine.continue_chat(user("cuánto es dos más dos"), lang="es-ES").content == "Son cuatro."
@@ -45,7 +46,7 @@ def test_the_line_stays_with_the_question_through_the_tool_calls(demo_tools: Dem
 
 @pytest.mark.parametrize("lang", [None, "en-US", "en", "xx-YY", "  "])
 def test_english_unknown_or_no_language_leaves_the_messages_as_they_were(
-    demo_tools: DemoToolBox, lang: str | None
+    demo_tools: Any, lang: str | None
 ) -> None:
     brain = ScriptedBrain(["Hi."])
     engine_with(brain, [demo_tools], system_prompt="You are Ana.").continue_chat(user("hi"), lang=lang)
@@ -54,7 +55,7 @@ def test_english_unknown_or_no_language_leaves_the_messages_as_they_were(
     assert sent[-1].content == "hi"
 
 
-def test_the_forced_answer_is_asked_for_in_the_language_too(demo_tools: DemoToolBox) -> None:
+def test_the_forced_answer_is_asked_for_in_the_language_too(demo_tools: Any) -> None:
     again = tool_call("add", a=2, b=2)
     brain = ScriptedBrain([again, again, again, again, "Son cuatro."])
     engine = engine_with(brain, [demo_tools], max_iterations=2)
@@ -72,7 +73,7 @@ def test_another_loop_asks_for_the_language_as_well() -> None:
     assert "always answer in German" in brain.calls[0].messages[0].content
 
 
-def test_the_text_protocol_carries_the_line_too(demo_tools: DemoToolBox) -> None:
+def test_the_text_protocol_carries_the_line_too(demo_tools: Any) -> None:
     brain = ScriptedBrain(["Final Answer: Quatro."])
     engine = engine_with(brain, [demo_tools], mode="text")
     assert engine.continue_chat(user("quanto é dois mais dois"), lang="pt-PT").content == "Quatro."

@@ -1,0 +1,100 @@
+"""Numbers nobody said (issue 21): a calculator call holding a number the user never said (in
+words or digits) and no tool returned is not run; the model gets the user's numbers in digits.
+
+From the spoken suite's tune half: "whats twenty five percent of three hundred and twenty" was
+calculated as ``325 * 0.25``, "quanto é vinte por cento de trezentos e quarenta" as
+``20 / 100 * 300``, "was sind zweihundert euro plus neunzehn prozent" as ``200 + 19.1``."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agents import MessageRole
+
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+
+def maths() -> list:
+    return [find_toolbox_plugins()["ovos-math-tools"](config={})]
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "wrong", "right", "said"),
+    [
+        (
+            "whats twenty five percent of three hundred and twenty",
+            None,
+            "325 * 0.25",
+            "320 * 0.25",
+            "25, 320",
+        ),
+        (
+            "quanto é vinte por cento de trezentos e quarenta",
+            "pt-PT",
+            "20 / 100 * 300",
+            "20% of 340",
+            "20, 100, 340",
+        ),
+        ("was sind zweihundert euro plus neunzehn prozent", "de-DE", "200 + 19.1", "200 + 19%", "200, 19"),
+    ],
+)
+def test_a_calculation_with_a_number_nobody_said_is_sent_back(
+    question: str, lang: str | None, wrong: str, right: str, said: str
+) -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression=wrong),
+            tool_call("evaluate_expression", expression=right),
+            "ok",
+        ]
+    )
+    engine = engine_with(brain, maths())
+    engine.continue_chat(user(question), **({"lang": lang} if lang else {}))
+    held = brain.calls[1].last
+    assert held.role == MessageRole.TOOL and held.content.startswith("Not run:")
+    assert f"in digits: {said})" in held.content
+    result = brain.calls[2].last
+    assert result.role == MessageRole.TOOL and '"result"' in result.content  # the right call ran
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("question", "expression"),
+    [
+        ("whats twenty five percent of three hundred and twenty", "320 * 0.25"),
+        ("how much is a twenty percent tip on eighty four dollars and fifty cents", "84.50 * 0.2"),
+        ("whats minus five celsius in fahrenheit", "5 * 9/5 + 32"),
+        ("what is two to the power of sixteen", "2^16"),
+        ("what is 15% of 2350?", "2350 * 15 / 100"),
+        ("whats seven minus twelve", "7 - 12"),
+        ("convert one hundred and fifty pounds to kilograms", "150 * 0.45359237"),
+    ],
+)
+def test_a_calculation_with_the_users_numbers_runs_at_once(question: str, expression: str) -> None:
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression=expression), "ok"])
+    engine_with(brain, maths()).continue_chat(user(question))
+    assert '"result"' in brain.calls[1].last.content
+    brain.assert_complete()
+
+
+def test_numbers_from_a_result_count_as_said() -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="12 * 14"),
+            tool_call("evaluate_expression", expression="168 / 8"),
+            "21",
+        ]
+    )
+    engine_with(brain, maths()).continue_chat(user("whats twelve times fourteen divided by eight"))
+    assert '"result"' in brain.calls[2].last.content
+    brain.assert_complete()
+
+
+def test_sent_back_once_then_the_call_runs() -> None:
+    wrong = tool_call("evaluate_expression", expression="325 * 0.25")
+    brain = ScriptedBrain([wrong, tool_call("evaluate_expression", expression="325 * 0.25"), "81.25"])
+    engine_with(brain, maths()).continue_chat(user("whats twenty five percent of three hundred and twenty"))
+    assert brain.calls[1].last.content.startswith("Not run:")
+    assert '"result"' in brain.calls[2].last.content  # insisted on: it runs (the model may know better)
+    brain.assert_complete()
