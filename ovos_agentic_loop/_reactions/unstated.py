@@ -29,7 +29,7 @@ _FUNCTION_WORDS = (
 )
 _RESULT_WORDS = (
     "total number count list listing files file folder directory lines line output result value "
-    "returned exit code success successful error"
+    "returned exit code success successful error done"
 )
 _EMPTY_WORDS = frozenset(f"{_FUNCTION_WORDS} {_RESULT_WORDS}".split())
 # An answer about the call instead of its outcome speaks of these ("the result of the calculation",

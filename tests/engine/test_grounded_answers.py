@@ -117,3 +117,29 @@ def test_one_call_with_a_whole_number_as_float_is_the_same_call() -> None:
     assert answer.content == "It is 22.05 pounds."
     assert brain.calls[2].last.content.startswith("Not run again")
     brain.assert_complete()
+
+
+def test_a_result_that_only_says_done_is_no_value_to_state() -> None:
+    """Seen on the BFCL figure (its tools answer "done"): a right forced answer got "The result
+    was: done." appended."""
+    from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolBox, ToolOutput
+    from pydantic import BaseModel
+
+    class Args(BaseModel):
+        speed: float
+
+    class Done(ToolOutput):
+        status: str
+
+    class Stub(ToolBox):
+        def __init__(self) -> None:
+            super().__init__("stub-tools", {}, None)
+
+        def discover_tools(self) -> list[AgentTool]:
+            return [AgentTool("move", "Move a car.", Args, Done, lambda a: Done(status="done"))]
+
+    move = tool_call("move", speed=20)
+    brain = ScriptedBrain([move, move, move, "The displacement of the car is 100 meters."])
+    answer = engine_with(brain, [Stub()]).continue_chat(user("how far does it go at 20 m/s in 5 s"))
+    assert answer.content == "The displacement of the car is 100 meters."
+    brain.assert_complete()
