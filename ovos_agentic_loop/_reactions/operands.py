@@ -85,7 +85,13 @@ class UnsaidOperands:
         calculator = view.calculator
         if calculator is None:
             return None
-        mine = [c for c in calls if c.name == calculator and isinstance(c.arguments.get("expression"), str)]
+        mine = [
+            c
+            for c in calls
+            if c.name == calculator
+            and isinstance(c.arguments, dict)
+            and isinstance(c.arguments.get("expression"), str)
+        ]
         if not mine:
             return None
         known = said_numbers(view)

@@ -11,13 +11,14 @@ from ovos_agentic_loop._decisions import Response
 from ovos_agentic_loop._reactions.arithmetic import HeadArithmetic
 from ovos_agentic_loop._reactions.base import Reaction
 from ovos_agentic_loop._reactions.described import AnnouncedStep, DescribedCall, DescribedWithArguments
+from ovos_agentic_loop._reactions.examples import CopiedExample
 from ovos_agentic_loop._reactions.operands import UnsaidOperands
 from ovos_agentic_loop._reactions.placeholder import Placeholder
 from ovos_agentic_loop._reactions.unread import UnreadFile
 from ovos_agentic_loop._reactions.unstated import UnstatedResult
 from ovos_agentic_loop._reactions.view import TurnView
 
-__all__ = ["MAX_NUDGES", "REACTIONS", "Reactions"]
+__all__ = ["CALL_CHECKS", "MAX_NUDGES", "REACTIONS", "Reactions"]
 
 #: The most useful first: the first that applies (and was not sent before) is taken.
 REACTIONS: tuple[Reaction, ...] = (
@@ -29,6 +30,9 @@ REACTIONS: tuple[Reaction, ...] = (
     HeadArithmetic(),
     UnstatedResult(),
 )
+
+#: The checks of a reply's calls before they run, in order (same budget as the reactions).
+CALL_CHECKS: tuple[UnsaidOperands | CopiedExample, ...] = (UnsaidOperands(), CopiedExample())
 
 #: At most this many reactions per turn: two model calls more at worst. One was too few: after
 #: "call it now" the bundled model calls the first tool of a chain, then describes the second.
@@ -59,11 +63,11 @@ class Reactions:
         return None
 
     def check_calls(self, view: TurnView, calls: list[ToolCall]) -> str | None:
-        """The message that holds a reply's calls back before they run (numbers nobody said), on
-        the same budget; None when they may run."""
+        """The message that holds a reply's calls back before they run (numbers nobody said, a
+        copied example), on the same budget; None when they may run."""
         if self.sent >= self.budget:
             return None
-        message = UnsaidOperands().check(view, calls)
+        message = next((m for check in CALL_CHECKS if (m := check.check(view, calls)) is not None), None)
         if message is None or message in self.done:
             return None
         self.sent += 1
