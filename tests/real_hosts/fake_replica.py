@@ -41,8 +41,12 @@ TOOL = "note_turn"
 
 
 class Replica:
-    def __init__(self, name: str, first_token_delay: float, chunk_delay: float, slots: int) -> None:
+    def __init__(
+        self, name: str, first_token_delay: float, chunk_delay: float, slots: int, parallel: int
+    ) -> None:
         self.name = name
+        #: How many requests it computes at once (llama-server's slots); the others wait their turn.
+        self.computing = threading.BoundedSemaphore(parallel)
         self.first_token_delay = first_token_delay
         self.chunk_delay = chunk_delay
         self.slots = slots
@@ -164,7 +168,8 @@ def make_handler(replica: Replica) -> type[BaseHTTPRequestHandler]:
                     error = {"error": {"message": "no slot available", "type": "unavailable_error"}}
                     self._json(replica.fail_status, error, {"Retry-After": str(replica.retry_after)})
                     return
-                self._answer(body)
+                with replica.computing:
+                    self._answer(body)
             except (BrokenPipeError, ConnectionResetError, _ClientGone):
                 with replica.lock:
                     replica.disconnects += 1
@@ -185,6 +190,7 @@ def make_handler(replica: Replica) -> type[BaseHTTPRequestHandler]:
                 "prompt_tokens": len(prompt) // 4,
                 "completion_tokens": 8,
                 "total_tokens": len(prompt) // 4 + 8,
+                "prompt_tokens_details": {"cached_tokens": cached // 4},  # as llama-server reports it
             }
             finish = "tool_calls" if calls else "stop"
             if not body.get("stream"):
@@ -271,9 +277,10 @@ def main() -> None:
     parser.add_argument("--name", required=True)
     parser.add_argument("--first-token-delay", type=float, default=0.05)
     parser.add_argument("--chunk-delay", type=float, default=0.01)
-    parser.add_argument("--slots", type=int, default=4)
+    parser.add_argument("--slots", type=int, default=4, help="prompts kept for the prefix cache")
+    parser.add_argument("--parallel", type=int, default=64, help="requests computed at once; others wait")
     args = parser.parse_args()
-    replica = Replica(args.name, args.first_token_delay, args.chunk_delay, args.slots)
+    replica = Replica(args.name, args.first_token_delay, args.chunk_delay, args.slots, args.parallel)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(replica))
     server.daemon_threads = True
     server.request_queue_size = 128
