@@ -159,7 +159,9 @@ def start_litellm(port: int, replica_ports: list[int], log_dir: Path) -> Proc:
     path = log_dir / "litellm.yaml"
     path.write_text(json.dumps(litellm_config(replica_ports), indent=2))
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_TELEMETRY": "False"}
-    litellm = str(Path(sys.executable).parent / "litellm")
+    litellm = str(ROOT / "build" / "litellm-venv" / "bin" / "litellm")
+    if not Path(litellm).is_file():
+        litellm = str(Path(sys.executable).parent / "litellm")  # an older checkout: LiteLLM beside the loop
     argv = [litellm, "--config", str(path), "--host", LOCALHOST, "--port", str(port), "--num_workers", "1"]
     proc = spawn("litellm", argv, log_dir, env)
     wait_http(f"http://{LOCALHOST}:{port}/health/liveliness", 120, proc)

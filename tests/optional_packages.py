@@ -32,8 +32,6 @@ OPTIONAL: dict[str, str] = {
     "ovos_persona_server": f"ovos-persona-server, {_BOOTSTRAP}",
     "ovos_persona": f"ovos-persona, {_BOOTSTRAP}",
     "ovos_openai_plugin": f"ovos-openai-plugin (the brain ovos-chat-openai-plugin), {_BOOTSTRAP}",
-    "litellm": "litellm[proxy] (the router of tests/real_hosts/test_scale_out.py), the scale extra: "
-    "pip install -e '.[scale]'",
 }
 
 

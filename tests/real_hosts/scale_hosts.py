@@ -3,7 +3,10 @@
 Every process is a :class:`~host_processes.HostProcess` (its own group, stopped by its PID). The
 replicas are ``fake_replica.py`` (stdlib, starts in well under a second); the proxy is LiteLLM's
 (``litellm[proxy]``, the ``scale`` extra), which takes about 10 s to start on 2 busy cores, so a
-test module starts one and reuses it. Its config is the one the README's "Scaling out" shows: one
+test module starts one and reuses it. LiteLLM lives in a venv of its own (``build/litellm-venv``,
+made by scripts/bootstrap), as an operator would run it: in the loop's venv its packages would
+bring their AGENTS.md files into every persona that reads installed packages' AGENTS.md.
+Its config is the one the README's "Scaling out" shows: one
 model group per routing policy, so one proxy serves both affinity on (``local``) and off
 (``local-shuffle``) over the same two replicas.
 """
@@ -11,6 +14,8 @@ model group per routing policy, so one proxy serves both affinity on (``local``)
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 import urllib.request
 from dataclasses import dataclass
@@ -19,12 +24,26 @@ from typing import Any
 
 from host_processes import LOCALHOST, HostProcess, free_port, wait_for
 
-__all__ = ["MASTER_KEY", "Replica", "litellm_config", "start_proxy", "start_replica"]
+__all__ = ["MASTER_KEY", "Replica", "litellm_command", "litellm_config", "start_proxy", "start_replica"]
 
 #: The proxy refuses to start without a master key; a fixed one keeps the tests reproducible.
 MASTER_KEY = "sk-scale-test-5f0c2b9e8d7a41c6b3e2f1a0d9c8b7a6"
 HERE = Path(__file__).resolve().parent
 AFFINE, SHUFFLED = "local", "local-shuffle"
+#: Where scripts/bootstrap installs LiteLLM's proxy; OVOS_AGENTIC_LOOP_LITELLM names another command.
+LITELLM_VENV = HERE.parent.parent / "build" / "litellm-venv"
+
+
+def litellm_command() -> Path | None:
+    """The ``litellm`` command: $OVOS_AGENTIC_LOOP_LITELLM, the bootstrap's venv, else one on PATH."""
+    named = os.environ.get("OVOS_AGENTIC_LOOP_LITELLM")
+    if named:
+        return Path(named)
+    built = LITELLM_VENV / "bin" / "litellm"
+    if built.is_file():
+        return built
+    found = shutil.which("litellm")
+    return Path(found) if found else None
 
 
 @dataclass
@@ -90,7 +109,8 @@ def start_proxy(
     config: dict[str, Any], log_dir: Path, env: dict[str, str], timeout: float = 90
 ) -> tuple[str, HostProcess]:
     """LiteLLM's proxy on a free port with ``config``; returns its ``/v1`` URL and the process."""
-    litellm = Path(sys.executable).parent / "litellm"
+    litellm = litellm_command()
+    assert litellm is not None, "no litellm command (scripts/bootstrap makes build/litellm-venv)"
     path = log_dir / "litellm.yaml"
     path.write_text(json.dumps(config, indent=2))  # YAML is a superset of JSON
     port = free_port()
