@@ -10,8 +10,9 @@ two replicas shuffled per request. Each starts its replicas (``--replicas llama`
 model, ``ovos-agentic-loop server start --threads 1`` on each port; ``fake``: the test suite's
 ``fake_replica.py``), warms each replica's prompt cache with the persona's prefix (as the
 engine's warm-up does), then runs 8 sessions for ``--window`` seconds: each session holds
-conversations of spoken-suite questions (``bench/tasks/spoken.json``; the categories the math
-and clock tools answer, with ``local-assistant``'s system prompt), one after the other, as
+conversations of spoken-suite questions (``bench/tasks/spoken.json``; the arithmetic, units and
+follow-up questions the math tools answer, with ``local-assistant``'s system prompt; replies
+capped at 160 tokens), one after the other, as
 ovos-persona-server's callers do (the whole history each turn, streamed for speech).
 
 Per configuration: turns answered within the window per minute, seconds to the first sentence
@@ -400,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--server-cli", help="the ovos-agentic-loop command that can start llama-server")
     p.add_argument("--log-dir", default=str(HERE / ".scale-logs"))
     args = p.parse_args(argv)
+    # SIGTERM ends the run like an error: the finally blocks stop the proxy and the replicas by PID.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     names = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = set(names) - set(CONFIGS)
     if unknown:
