@@ -6,7 +6,7 @@
     python3 bench/run.py --figures 8     # each loop, ours vs upstream's, on 8 tasks (real model)
     python3 bench/run.py --figures 5 --suite spoken   # spoken questions, local-assistant tools (5s)
     python3 bench/run.py --figures 9     # a BFCL sample: the bare model vs the loops (real model)
-    python3 bench/run.py --figures 10    # one vs two replicas behind LiteLLM (bench/scale_runner.py)
+    python3 bench/run.py --figures 11    # one vs two replicas behind LiteLLM (bench/scale_runner.py)
     python3 bench/run.py --all           # everything
 
 Each framework runs in its own venv (``bench/.venvs/<name>``, built on first use)
@@ -777,8 +777,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--quick", action="store_true", help="few repeats: a smoke run of the bench itself")
     args, rest = p.parse_known_args(argv)
-    if args.figures.strip() == "10":
-        # Figure 10 runs in the project's venv (the loop in-process, LiteLLM's proxy from the scale
+    if args.figures.strip() == "11":
+        # Figure 11 runs in the project's venv (the loop in-process, LiteLLM's proxy from the scale
         # extra), not through the adapters: its own options pass through (--replicas, --window, ...).
         python = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
         script = Path(__file__).resolve().parent / "scale_runner.py"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figure 10 (issue 25): the loop behind LiteLLM's proxy on one vs two model replicas, 8 sessions at once.
+"""Figure 11 (issue 25): the loop behind LiteLLM's proxy on one vs two model replicas, 8 sessions at once.
 
     .venv/bin/python bench/scale_runner.py --replicas fake --window 20          # the proof, in seconds
     .venv/bin/python bench/scale_runner.py --replicas llama --server-cli PATH   # the real run (model lock!)
@@ -360,7 +360,7 @@ def write_report(kind: str, results: dict[str, Any]) -> None:
     earlier = json.loads(path.read_text()) if path.exists() else {}
     configs = {**earlier.get("configs", {}), **results}
     payload = {
-        "figure": 10,
+        "figure": 11,
         "replicas": kind,
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "python": platform.python_version()},
@@ -383,7 +383,7 @@ def write_report(kind: str, results: dict[str, Any]) -> None:
             )
     title = "the bundled model on llama-server" if kind == "llama" else "fake replicas (the proof)"
     (RESULTS / f"scale{suffix}.md").write_text(
-        f"# Figure 10: one vs two replicas behind LiteLLM, {SESSIONS} sessions, {title}\n\n"
+        f"# Figure 11: one vs two replicas behind LiteLLM, {SESSIONS} sessions, {title}\n\n"
         + "\n".join(rows)
         + "\n"
     )
