@@ -7,6 +7,7 @@
     python3 bench/run.py --figures 5 --suite spoken   # spoken questions, local-assistant tools (5s)
     python3 bench/run.py --figures 9     # a BFCL sample: the bare model vs the loops (real model)
     python3 bench/run.py --figures 10    # many tools: 15/40/80 tools, tool selection off/on (real model)
+    python3 bench/run.py --figures 11    # one vs two replicas behind LiteLLM (bench/scale_runner.py)
     python3 bench/run.py --all           # everything
 
 Each framework runs in its own venv (``bench/.venvs/<name>``, built on first use)
@@ -786,7 +787,15 @@ def main(argv: list[str] | None = None) -> int:
         "default 80-on,80-off,15,40-on,40-off), run in that order",
     )
     p.add_argument("--quick", action="store_true", help="few repeats: a smoke run of the bench itself")
-    args = p.parse_args(argv)
+    args, rest = p.parse_known_args(argv)
+    if args.figures.strip() == "11":
+        # Figure 11 runs in the project's venv (the loop in-process, LiteLLM's proxy from the scale
+        # extra), not through the adapters: its own options pass through (--replicas, --window, ...).
+        python = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
+        script = Path(__file__).resolve().parent / "scale_runner.py"
+        return subprocess.call([str(python), str(script), *rest])
+    if rest:
+        p.error(f"unrecognized arguments: {' '.join(rest)}")
     figures = (
         [1, 2, 3, 4, 5, 6] if args.all else sorted({int(f) for f in args.figures.split(",") if f.strip()})
     )

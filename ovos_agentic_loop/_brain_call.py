@@ -45,6 +45,8 @@ class BrainHandle:
     can_stream: bool
     #: The brain takes ``deadline=`` (``time.monotonic()`` seconds) and bounds its retries by it.
     accepts_deadline: bool = False
+    #: The brain takes ``session_key=`` (``_session_key``) and sends it with its requests.
+    accepts_session_key: bool = False
     #: False for a brain that drops system messages (ovos-chat-openai-plugin without
     #: ``allow_system_prompts``): the loop then folds its instructions into the first user message.
     keeps_system: bool = True
@@ -61,6 +63,7 @@ class BrainHandle:
             supports_tools=bool(getattr(engine, "supports_tools", False)),
             accepts_stop="stop" in parameters,
             accepts_deadline="deadline" in parameters,
+            accepts_session_key="session_key" in parameters,
             can_stream=callable(getattr(engine, "stream_message", None)),
             keeps_system=getattr(engine, "allow_system", True) is not False,
         )
@@ -107,8 +110,11 @@ def _call_brain(
     session_id: str,
     lang: str | None,
     units: str | None,
+    session_key: str | None = None,
 ) -> Iterator[str | AgentMessage]:
     kwargs: dict[str, Any] = {"session_id": session_id, "lang": lang, "units": units}
+    if session_key and brain.accepts_session_key:
+        kwargs["session_key"] = session_key
     if tools:
         kwargs["tools"] = tools
     if stop and brain.accepts_stop:

@@ -66,9 +66,11 @@ from ovos_agentic_loop._reactions.text import known_numbers
 from ovos_agentic_loop._reactions.unstated import ResultValues, unstated_message
 from ovos_agentic_loop._reactions.view import TurnView, latest_values
 from ovos_agentic_loop._selection import FIND_TOOLS, Shortlist, shortlist
+from ovos_agentic_loop._session_key import session_key
 from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop._toolset import ToolSet
 from ovos_agentic_loop._transcript import fold_system, forced_messages, persona_instructions, rendered
+from ovos_agentic_loop._turn_timings import TurnTimings
 from ovos_agentic_loop.config import LoopConfig
 from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
 from ovos_agentic_loop.events import StepKind
@@ -85,6 +87,9 @@ REPEATED_RESULT = (
     "Your reply only repeated a tool result. Make the tool call you need next, or answer my question "
     "with the results above, in plain sentences."
 )
+
+#: The events that name the session key (the other kinds keep their data as it was).
+_KEYED_EVENTS = frozenset({"turn_start", "model_call", "final"})
 
 
 class Gate(Protocol):
@@ -131,6 +136,10 @@ class Turn:
     count: CallCount = field(default_factory=CallCount)
     #: A sub-run counts every call on the shared budget, its forced answer too.
     every_call_counts: bool = False
+    #: Names the conversation to the model servers and in every step event (``_session_key``);
+    #: worked out from the session id and the incoming messages unless given (a sub-run: its parent's).
+    session_key: str = ""
+    timings: TurnTimings = field(default_factory=TurnTimings)
     # per-turn state
     transcript: list[AgentMessage] = field(default_factory=list)
     # Each TOOL message's outcome, by its index in the transcript (ids are the model's: not unique)
@@ -149,6 +158,7 @@ class Turn:
         self.offered = shortlist(self.setup.config, self.setup.toolset, self.incoming)
         self.transcript = self._with_system_prompt(self.incoming)
         self._question_end = len(self.transcript)  # the caller's messages end here; the turn's follow
+        self.session_key = self.session_key or session_key(self.session_id, self.incoming)
         self.deadline = self.started + self.setup.config.time_budget
         self._first_call = self.count.used
 
@@ -464,6 +474,7 @@ class Turn:
             tools=tools,
             stop=STOP_SEQUENCES if stop and self.setup.text_mode else None,
             session_id=self.session_id,
+            session_key=self.session_key,
             lang=self.lang,
             units=self.units,
         ):
@@ -575,6 +586,7 @@ class Turn:
             started=self.started,
             count=self.count,
             every_call_counts=True,
+            session_key=self.session_key,
         )
 
     def progress(self, message: str) -> None:
@@ -627,6 +639,11 @@ class Turn:
         return "text" if self.setup.text_mode else "native"
 
     def _emit(self, kind: StepKind, **data: Any) -> None:
+        self.timings.observe(kind, data)
+        if kind == "final":
+            data["timings"] = self.timings.summary(time.monotonic() - self.started)
+        if kind in _KEYED_EVENTS:
+            data["session_key"] = self.session_key
         self.setup.emit(kind, self.session_id, data)
 
     def _with_system_prompt(self, messages: list[AgentMessage]) -> list[AgentMessage]:

@@ -85,6 +85,9 @@ class TurnStart(StepEvent):
     mode: str = "native"  # "native" or "text"
     tools: list[str] = field(default_factory=list)
     loop: str = "react"  # the reasoning loop (strategy) running the turn
+    #: The key the turn sends to the model servers (``user`` field and header, see
+    #: ``_session_key``): the router's logs name the same key, and with it the replica that served it.
+    session_key: str = ""
 
 
 @dataclass(kw_only=True)
@@ -98,6 +101,7 @@ class ModelCall(StepEvent):
     usage: dict[str, Any] | None = None
     timings: dict[str, Any] | None = None
     streamed_chars: int = 0
+    session_key: str = ""  # as in TurnStart
 
 
 @dataclass(kw_only=True)
@@ -137,6 +141,9 @@ class Final(StepEvent):
     reason: str = "answer"
     iterations: int = 0  # model calls with tools (react); every model call (the other loops)
     duration_s: float | None = None
+    #: Where the turn's time went: ``total_s``, ``model_s``, ``tools_s``, ``model_calls``, ``tool_calls``.
+    timings: dict[str, Any] | None = None
+    session_key: str = ""  # as in TurnStart
 
 
 @dataclass(kw_only=True)

@@ -11,7 +11,8 @@ Each scripted reply is one of:
   error page, malformed JSON), after ``delay`` seconds;
 - a callable ``(request_body) -> reply``, e.g. :func:`answer` (streamed or not, as asked).
 
-``requests`` holds every request body, ``received_at`` the ``time.monotonic()`` of each.
+``requests`` holds every request body, ``headers`` its HTTP headers (names in lower case),
+``received_at`` the ``time.monotonic()`` of each.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ class FakeOpenAIServer:
     def __init__(self) -> None:
         self.replies: list[Any] = []
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         self.received_at: list[float] = []
         fake = self
 
@@ -125,6 +127,7 @@ class FakeOpenAIServer:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 fake.received_at.append(time.monotonic())
                 fake.requests.append(body)
+                fake.headers.append({name.lower(): value for name, value in self.headers.items()})
                 reply = fake.replies.pop(0) if fake.replies else (500, {"error": {"message": "script empty"}})
                 if callable(reply):
                     reply = reply(body)

@@ -37,6 +37,7 @@ from ovos_plugin_manager.templates.agents import ChatEngine
 
 from ovos_agentic_loop import _cancellation as cancellation
 from ovos_agentic_loop._sentences import stream_sentences
+from ovos_agentic_loop._session_key import session_key
 from ovos_agentic_loop.brain.cancellable_http import cancellable_http_client
 from ovos_agentic_loop.brain.config import BrainConfig
 from ovos_agentic_loop.brain.retry_policy import RetryClock, retry_after_seconds
@@ -44,6 +45,7 @@ from ovos_agentic_loop.brain.wire import (
     ToolCallAccumulator,
     describe_body,
     drop_none,
+    session_headers,
     to_wire,
     tool_call_from_wire,
 )
@@ -99,9 +101,10 @@ def _unreadable_reply(exc: BaseException) -> bool:
     )
 
 
-def _request_options() -> RequestOptions:
-    # What ``chat.completions.create`` sends besides the body: the API key as a bearer token.
-    return {"security": {"bearer_auth": True}}
+def _request_options(headers: dict[str, str]) -> RequestOptions:
+    # What ``chat.completions.create`` sends besides the body: the API key as a bearer token;
+    # and the session key's header, for a router's session affinity.
+    return {"security": {"bearer_auth": True}, "headers": headers}
 
 
 def _asked_delay(exc: BaseException | None) -> float | None:
@@ -212,10 +215,19 @@ class OpenAIBrain(ChatEngine):
 
     # -- requests -------------------------------------------------------------
     def _request(
-        self, messages: list[AgentMessage], tools: Any, stop: list[str] | None, stream: bool
-    ) -> dict[str, Any]:
-        """The JSON body, sent as is (no SDK transform): everything in it must be JSON-ready."""
+        self,
+        messages: list[AgentMessage],
+        tools: Any,
+        stop: list[str] | None,
+        stream: bool,
+        session_id: str,
+        key: str | None = None,
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """The JSON body, sent as is (no SDK transform): everything in it must be JSON-ready; and
+        the headers. Both name the session (``user``, ``session_header``) so that a router keeps
+        the conversation on the replica whose prompt cache holds it."""
         s = self.settings
+        key = key or session_key(session_id, messages)
         body: dict[str, Any] = {
             "model": s.model,
             "messages": [to_wire(m) for m in messages],
@@ -234,13 +246,15 @@ class OpenAIBrain(ChatEngine):
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
+        if s.send_user:
+            body["user"] = key
         if s.extra_body:
             body.update(s.extra_body)  # extra wins, as with the SDK's own ``extra_body``
-        return body
+        return body, session_headers(key, s.session_header)
 
-    def _complete(self, client: OpenAI, body: dict[str, Any]) -> Any:
+    def _complete(self, client: OpenAI, body: dict[str, Any], headers: dict[str, str]) -> Any:
         """The reply's JSON as sent; a str when the server answered with something else (a page)."""
-        reply: Any = client.post(_PATH, body=body, cast_to=object, options=_request_options())
+        reply: Any = client.post(_PATH, body=body, cast_to=object, options=_request_options(headers))
         if isinstance(reply, str):  # the SDK parses JSON only under a JSON content type
             try:
                 return json.loads(reply)
@@ -248,12 +262,12 @@ class OpenAIBrain(ChatEngine):
                 return reply
         return reply
 
-    def _open_stream(self, client: OpenAI, body: dict[str, Any]) -> Stream[object]:
+    def _open_stream(self, client: OpenAI, body: dict[str, Any], headers: dict[str, str]) -> Stream[object]:
         return client.post(
             _PATH,
             body=body,
             cast_to=object,
-            options=_request_options(),
+            options=_request_options(headers),
             stream=True,
             stream_cls=_watched_stream_class(),
         )
@@ -367,14 +381,18 @@ class OpenAIBrain(ChatEngine):
         tools: Any = None,
         stop: list[str] | None = None,
         deadline: float | None = None,
+        session_key: str | None = None,
     ) -> BrainReply:
         """One completion; the reply carries ``tool_calls``, usage, llama-server timings, finish_reason.
 
         ``deadline`` (``time.monotonic()`` seconds; the agent loop passes its turn's) bounds the
-        request and its retries on top of ``timeout``.
+        request and its retries on top of ``timeout``. ``session_key`` (the loop passes its turn's)
+        names the conversation to the server; without it the brain works one out the same way.
         """
-        body = self._request(messages, tools, stop, stream=False)
-        completion = self._call(lambda client: self._complete(client, body), deadline)
+        body, headers = self._request(
+            messages, tools, stop, stream=False, session_id=session_id, key=session_key
+        )
+        completion = self._call(lambda client: self._complete(client, body, headers), deadline)
         url = self.settings.api_url
         if isinstance(completion, str):  # the text of a reply that is not JSON
             raise BrainBadResponse(
@@ -421,6 +439,7 @@ class OpenAIBrain(ChatEngine):
         tools: Any = None,
         stop: list[str] | None = None,
         deadline: float | None = None,
+        session_key: str | None = None,
     ) -> Iterator[str | AgentMessage]:
         """Text deltas as they arrive, then one ``BrainReply`` with the accumulated tool calls.
 
@@ -431,11 +450,14 @@ class OpenAIBrain(ChatEngine):
         ``max_retries`` times and while the deadline allows. Once text went out, a retry
         would repeat it, so the error is raised.
         """
-        body = self._request(messages, tools, stop, stream=True)
+        body, headers = self._request(
+            messages, tools, stop, stream=True, session_id=session_id, key=session_key
+        )
         for retry in range(self.settings.max_retries + 1):
             said = False
             try:
-                for item in self._read_stream(self._call(lambda c: self._open_stream(c, body), deadline)):
+                opened = self._call(lambda c: self._open_stream(c, body, headers), deadline)
+                for item in self._read_stream(opened):
                     said = said or isinstance(item, str)
                     yield item
                 return
@@ -561,7 +583,7 @@ class OpenAIBrain(ChatEngine):
         """
         from ovos_agentic_loop.local.prompt_cache import slot_cache_for
 
-        body = self._request(messages, tools, stop, stream=False)
+        body, headers = self._request(messages, tools, stop, stream=False, session_id=session_id)
         body["max_tokens"] = 1
         cache = slot_cache_for(self.settings.api_url)
         key = None
@@ -572,7 +594,7 @@ class OpenAIBrain(ChatEngine):
         if cache is not None and key is not None:
             body["id_slot"] = cache.slot  # read into (or on top of) the slot that is saved / was restored
         try:
-            self._call(lambda client: self._complete(client, body))
+            self._call(lambda client: self._complete(client, body, headers))
         except BrainReplyInvalid:
             # The one token began a tool call the server could not parse: the prompt was read all the same.
             LOG.debug("prefill: one-token reply unreadable, prompt cached anyway")

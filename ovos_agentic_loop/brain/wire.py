@@ -16,6 +16,7 @@ __all__ = [
     "describe_body",
     "drop_none",
     "parse_arguments",
+    "session_headers",
     "to_wire",
     "tool_call_from_wire",
 ]
@@ -56,6 +57,11 @@ def to_wire(message: AgentMessage) -> dict[str, Any]:
     if message.name is not None and MessageRole(message.role) == MessageRole.TOOL:
         wire["name"] = message.name
     return wire
+
+
+def session_headers(key: str, header: str) -> dict[str, str]:
+    """The request headers that name the session (none when ``header`` is empty)."""
+    return {header: key} if header else {}
 
 
 def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:

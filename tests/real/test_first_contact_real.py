@@ -89,7 +89,7 @@ def test_slot_save_and_restore_round_trip_and_a_stale_file(
     system = f"You are a test persona {time.time()}. " + LONG_TEXT[:1200]  # unique: not in any cache yet
     messages = [AgentMessage(MessageRole.SYSTEM, system), AgentMessage(MessageRole.USER, "Reply OK.")]
     brain.prefill(messages)  # reads the prompt, saves the slot
-    body = brain._request(messages, None, None, stream=False)
+    body, _ = brain._request(messages, None, None, stream=False, session_id="default")
     template = cache.chat_template()
     assert template is not None
     key = cache.key_for({**body, "max_tokens": 1}, template)
