@@ -165,6 +165,26 @@ def fig9_bfcl(bench: Any, run_adapter: Any) -> None:
     partial.unlink(missing_ok=True)
 
 
+def report_saved(bench: Any, path: Path, known: dict[str, Any]) -> None:
+    """Score and report the runs a ``fig9-partial.json`` holds (an interrupted run's): nothing runs
+    again, no server is needed. The systems are those the file has runs for, in their order."""
+    saved = json.loads(path.read_text())
+    version, runs = saved["bfcl_eval"], saved["runs"]
+    systems = [known[k] for k in runs if runs[k] and k in known]
+    ids = {r["id"] for k in runs for r in runs[k]}
+    per_category = max(sum(r["category"] == c for r in runs[systems[0].key]) for c in CATEGORIES)
+    _, entries = load_sample(per_category)
+    by_id = {e["id"]: e for e in entries if e["id"] in ids}
+    for system in systems:
+        verdicts = score([by_id[r["id"]] for r in runs[system.key]], runs[system.key])
+        for r in runs[system.key]:
+            r["valid"] = bool(verdicts[r["id"]]["valid"]) and not r["error"]
+            r["why"] = r["error"] or verdicts[r["id"]]["error"]
+    short = [s.key for s in systems if len(runs[s.key]) < len(runs[systems[0].key])]
+    interrupted = ", ".join(f"{k} after {len(runs[k])} entries" for k in short)
+    _report(bench, systems, runs, version, per_category, interrupted)
+
+
 def _report(
     bench: Any,
     systems: list[Any],
@@ -180,8 +200,11 @@ def _report(
         row = [category]
         for system in ran:
             r = [x for x in runs[system.key] if category in ("all", x["category"])]
+            # an interrupted system has no entries in the categories after the interruption
             row.append(
                 f"{sum(x['valid'] for x in r) / len(r) * 100:.0f}% ({sum(x['valid'] for x in r)}/{len(r)})"
+                if r
+                else "not run"
             )
         rows.append(row)
     for label, key in (("model requests / entry", "requests"), ("s / entry", "seconds")):

@@ -755,6 +755,13 @@ def main(argv: list[str] | None = None) -> int:
         help="figure 9: BFCL entries per category, the first N of each (default 5)",
     )
     p.add_argument(
+        "--bfcl-report",
+        default=None,
+        metavar="FILE",
+        help="figure 9: score and report the runs saved in FILE (an interrupted run's fig9-partial.json); "
+        "runs nothing, needs no server",
+    )
+    p.add_argument(
         "--loops",
         default=None,
         help="figure 8: comma-separated loops (e.g. plan-execute,critic; default all eight); "
@@ -850,7 +857,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for fig in order:
             t0 = time.perf_counter()
-            if fig in (5, 8, 9, 10):
+            if fig == 9 and args.bfcl_report:
+                from bfcl_runner import report_saved
+
+                report_saved(bench, Path(args.bfcl_report), BY_KEY)
+            elif fig in (5, 8, 9, 10):
                 from tasks_runner import ensure_llama, fig5_tasks
 
                 if bench.llama_url is None:
