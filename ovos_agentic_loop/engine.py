@@ -130,6 +130,7 @@ class AgentLoopEngine(ChatEngine):
             if self._built:
                 _LIVE_ENGINES.add(self)
         self._tools = PersonaTools([*toolboxes, *(extra_toolboxes or [])], engine_name=self.engine_name)
+        self._confirmation.check(self._tools.toolboxes)
         self.warmed_up = threading.Event()
         self._warm_up_scope = CancelScope()  # a turn that stops waiting for the warm-up cancels it
         # Last, so the brain loads while the caller goes on, not while the toolboxes above load: both

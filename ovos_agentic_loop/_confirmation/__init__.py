@@ -110,6 +110,13 @@ class Confirmation:
                 self._classifier = load_classifier(self.engine_name)
             return self._classifier
 
+    def check(self, toolboxes: list[Any]) -> None:
+        """Load the yes/no engine now when a toolbox's own section asks first (``confirm``), so a
+        missing engine is an error at construction, not at the user's yes."""
+        sections = [getattr(toolbox, "config", None) for toolbox in toolboxes]
+        if not self.policy.configured and any(isinstance(c, dict) and c.get("confirm") for c in sections):
+            self.classifier()
+
     # -- turn 1: the call that waits --------------------------------------------------
     def needs_yes(self, tool: ToolSpec | None, owner_config: Any) -> bool:
         return tool is not None and self.policy.needs_yes(tool, owner_config)

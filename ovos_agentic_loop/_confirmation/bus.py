@@ -20,6 +20,7 @@ from ovos_plugin_manager.templates.agents import ToolCall
 from ovos_utils.log import LOG
 
 from ovos_agentic_loop._confirmation import Confirmation
+from ovos_agentic_loop._confirmation.pending import PendingCall
 from ovos_agentic_loop._observations import ToolOutcome
 from ovos_agentic_loop.events import BUS_CONFIRM_ANSWER_TOPIC, BUS_CONFIRM_DONE_TOPIC
 
@@ -58,34 +59,19 @@ class BusAnswers:
 
     def decide(self, data: dict[str, Any]) -> dict[str, Any]:
         """What the answer in ``data`` decides, as the response's payload."""
-        confirmation = self._confirmation
-        pending = confirmation.signer.open_token(str(data.get("token") or ""))
+        pending = self._confirmation.signer.open_token(str(data.get("token") or ""))
         answer = _answer(data.get("answer"))
         if pending is None or answer is None:
             why = (
                 "the token is not a question of this engine" if pending is None else "answer is not yes or no"
             )
             return {"decision": "invalid", "ran": False, "error": why}
-        base = {"id": pending.id, "tool": pending.tool, "session": pending.session}
-        session = data.get("session")
-        if session is not None and session != pending.session:
-            return {
-                **base,
-                "decision": "invalid",
-                "ran": False,
-                "error": "the question was asked in another session",
-            }
-        if time.time() - pending.issued > confirmation.expiry:
-            return {**base, "decision": "invalid", "ran": False, "error": "the question has expired"}
-        if not confirmation.claim(pending):
-            return {
-                **base,
-                "decision": "already_decided",
-                "ran": False,
-                "error": "the question was already answered",
-            }
+        base = {"id": pending.id, "tool": pending.tool, "session": pending.session, "ran": False}
+        refused = self._refusal(pending, data.get("session"))
+        if refused is not None:
+            return {**base, **refused}
         if not answer:
-            return {**base, "decision": "no", "ran": False}
+            return {**base, "decision": "no"}
         call = ToolCall(id=f"call_{pending.id}", name=pending.tool, arguments=dict(pending.arguments))
         outcome = self._run(pending.session, call)
         result = outcome.observation if outcome.ok else None
@@ -97,6 +83,17 @@ class BusAnswers:
             "result": result,
             "error": outcome.error,
         }
+
+    def _refusal(self, pending: PendingCall, session: Any) -> dict[str, str] | None:
+        """Why this answer decides nothing (claiming the question when it does decide)."""
+        confirmation = self._confirmation
+        if session is not None and session != pending.session:
+            return {"decision": "invalid", "error": "the question was asked in another session"}
+        if time.time() - pending.issued > confirmation.expiry:
+            return {"decision": "invalid", "error": "the question has expired"}
+        if not confirmation.claim(pending):
+            return {"decision": "already_decided", "error": "the question was already answered"}
+        return None
 
     def _reply(self, message: Any, payload: dict[str, Any]) -> None:
         from ovos_bus_client.message import Message
