@@ -447,3 +447,28 @@ def test_a_bus_no_runs_nothing(tmp_path: Path) -> None:
     bus.emit(Message(BUS_CONFIRM_ANSWER_TOPIC, {"token": seen[0].data["token"], "answer": False}))
     assert done[-1].data["decision"] == "no" and done[-1].data["ran"] is False
     assert written(tmp_path) == []
+
+
+def test_a_policy_without_the_yes_no_engine_is_an_error_at_construction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ovos_plugin_manager.agents as opm_agents
+
+    monkeypatch.setattr(opm_agents, "load_yesno_plugin", lambda _name: None)
+    with pytest.raises(ConfigError, match="pip install ovos-yes-no-plugin"):
+        engine_with(ScriptedBrain([]), [files(tmp_path)], confirm_tools=["write_file"])
+    with pytest.raises(ConfigError, match="ovos-yes-no-plugin"):
+        engine_with(ScriptedBrain([]), [files(tmp_path, confirm=True)])
+
+
+@pytest.mark.parametrize("mode", ["text", "native", "auto"])
+def test_a_call_written_in_the_reply_text_is_held_too(tmp_path: Path, mode: str) -> None:
+    written_call = json.dumps({"name": "write_file", "arguments": NOTE})
+    brain = ScriptedBrain([written_call, "I wrote the note."])
+    engine, _, _ = asking(tmp_path, brain=brain, mode=mode)
+    spoken = list(engine.stream_sentences([user(ASK)]))
+    assert [without_marks(s) for s in spoken] == [QUESTION]
+    assert written(tmp_path) == []
+    engine.continue_chat([user(ASK), said(" ".join(spoken)), user("yes")])
+    assert (tmp_path / "reminder.txt").read_text() == "call mom at six"
+    brain.assert_complete()
