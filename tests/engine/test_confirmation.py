@@ -380,6 +380,16 @@ def test_our_toolboxes_say_which_tools_change_something(tmp_path: Path) -> None:
     assert run["argument_schema"][TOOL_ANNOTATIONS_KEY]["readOnlyHint"] is False
 
 
+def test_an_executable_skill_script_counts_as_a_side_effect() -> None:
+    from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY
+    from ovos_agentic_loop_toolboxes.skill_md import SkillMDToolBox
+
+    skills = SkillMDToolBox(config={"enabled_skills": ["text-stats"]})
+    notes = {t["name"]: t["argument_schema"][TOOL_ANNOTATIONS_KEY] for t in skills.tool_json_list}
+    assert notes.pop("text_stats")["readOnlyHint"] is False
+    assert notes and all(note["readOnlyHint"] for note in notes.values())  # the instructions are only read
+
+
 @pytest.mark.parametrize(
     ("key", "value"),
     [("confirm_tools", "write_file"), ("confirm_side_effects", "true"), ("confirm_key", "short")],
