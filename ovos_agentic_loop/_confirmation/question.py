@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["declined", "dropped_too_large", "question"]
+__all__ = ["TOO_LARGE", "declined", "no_such_tool", "question"]
 
 #: Longest argument value said in a question; a longer one is cut with "…".
 MAX_SAID_CHARS = 80
@@ -123,12 +123,9 @@ def no_such_tool(tool: str, lang: str | None) -> str:
     return _texts(lang)["no_such_tool"].format(tool=_words(tool))
 
 
-#: What the model is told when a call needs a yes but its arguments are too large to carry.
+#: What the model is told when a call needs a yes but its arguments are too large to carry (never
+#: heard by the user: it goes back to the model as a corrective message).
 TOO_LARGE = (
     "This call needs the user's confirmation, but its arguments are too large to hold until the user "
     "answers. Make the call with smaller arguments, or tell the user what you would do."
 )
-
-
-def dropped_too_large() -> str:
-    return TOO_LARGE
