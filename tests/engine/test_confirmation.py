@@ -482,3 +482,14 @@ def test_a_call_written_in_the_reply_text_is_held_too(tmp_path: Path, mode: str)
     engine.continue_chat([user(ASK), said(" ".join(spoken)), user("yes")])
     assert (tmp_path / "reminder.txt").read_text() == "call mom at six"
     brain.assert_complete()
+
+
+def test_a_yes_to_a_tool_that_is_gone_runs_nothing_and_says_so(tmp_path: Path) -> None:
+    key = {"confirm_key": "a shared secret of the replicas"}
+    first, _, _ = asking(tmp_path, brain=ScriptedBrain([tool_call("write_file", **NOTE)]), **key)
+    history = first_turn(first)
+    brain = ScriptedBrain([])
+    without = engine_with(brain, [], confirm_tools=["write_file"], **key)
+    reply = without.continue_chat([*history, user("yes")])
+    assert reply.content == "I can't do that any more: the tool write file is no longer available."
+    assert written(tmp_path) == [] and brain.calls == []
