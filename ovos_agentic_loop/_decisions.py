@@ -13,7 +13,11 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import ToolCall
 
+from ovos_agentic_loop._confirmation import Proposal
+
 __all__ = [
+    "AskFirst",
+    "CarryOut",
     "Correct",
     "Decision",
     "Finish",
@@ -88,7 +92,21 @@ class HandToCaller:
     calls: list[ToolCall]
 
 
-Decision = Finish | RunCalls | Remind | Recheck | Correct | ForceAnswer | HandToCaller
+@dataclass(frozen=True)
+class AskFirst:
+    """A call needs the user's yes: nothing runs, the turn ends with the question of ``proposal``."""
+
+    proposal: Proposal
+
+
+@dataclass(frozen=True)
+class CarryOut:
+    """The user said yes to the pending ``call``: run exactly it, once, then go on as usual."""
+
+    call: ToolCall
+
+
+Decision = Finish | RunCalls | Remind | Recheck | Correct | ForceAnswer | HandToCaller | AskFirst | CarryOut
 
 
 @dataclass(frozen=True)

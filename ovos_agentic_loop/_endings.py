@@ -3,6 +3,10 @@
 The ReAct turn (``_turn.py``) and every other loop's seam (``loops/_context.py``) end
 through these, so a time-budget ending or "within N steps" reads the same whichever loop
 ran; the reasons are the ``reason`` of the ``final`` step event.
+
+The sentences of a confirmation (the question before a call, and the one sentence of a no: reasons
+``confirm`` and ``declined``) are in the user's language, so they live with their translations in
+``_confirmation/question.py``.
 """
 
 from __future__ import annotations

@@ -21,6 +21,9 @@ class ToolSpec:
     parameters: dict[str, Any] = field(default_factory=dict)  # JSON schema of the arguments
     # A caller's own dict, passed on as it came (it may hold keys such as "strict").
     given: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: What the toolbox says the tool does (``readOnlyHint``, ``destructiveHint``, ``confirm``): read
+    #: by the confirmation policy, never sent to the model.
+    annotations: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def properties(self) -> dict[str, Any]:

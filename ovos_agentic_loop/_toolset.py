@@ -29,6 +29,7 @@ from ovos_utils.log import LOG
 
 from ovos_agentic_loop._protocol import positional_parameters
 from ovos_agentic_loop._tool_spec import ToolSpec
+from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY
 
 __all__ = [
     "CallerTools",
@@ -255,7 +256,15 @@ class PersonaTools:
 
 
 def _slim(tool: ToolSpec) -> ToolSpec:
-    return replace(tool, parameters=slim_schema(tool.parameters or {"type": "object", "properties": {}}))
+    """The tool as the model sees it; its annotations (our toolboxes put them in the argument
+    schema, the one field OPM's tool definitions carry everywhere) are kept beside it."""
+    parameters = dict(tool.parameters or {"type": "object", "properties": {}})
+    annotations = parameters.pop(TOOL_ANNOTATIONS_KEY, None)
+    return replace(
+        tool,
+        parameters=slim_schema(parameters),
+        annotations=dict(annotations) if isinstance(annotations, dict) else {},
+    )
 
 
 #: Schema keywords the model does not need to write a good call: pydantic's ``title`` on every level,

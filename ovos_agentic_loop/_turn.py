@@ -25,8 +25,13 @@ from typing import Any, Protocol
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
 from ovos_agentic_loop._brain_call import BrainCallTimeout, BrainHandle, call_brain
+from ovos_agentic_loop._confirmation import Confirmation, Proposal, Reply, Verdict, cleaned, last_user_text
+from ovos_agentic_loop._confirmation.pending import without_marks
+from ovos_agentic_loop._confirmation.question import TOO_LARGE, declined, no_such_tool
 from ovos_agentic_loop._daemon_pool import DaemonPool
 from ovos_agentic_loop._decisions import (
+    AskFirst,
+    CarryOut,
     Correct,
     Decision,
     Finish,
@@ -116,6 +121,8 @@ class TurnSetup:
     text_mode: bool
     executor: DaemonPool
     emit: Callable[[StepKind, str, dict[str, Any]], None]
+    #: Which calls wait for the user's yes, and the key of their questions (None: none ever waits).
+    confirm: Confirmation | None = None
 
 
 @dataclass
@@ -140,6 +147,8 @@ class Turn:
     #: worked out from the session id and the incoming messages unless given (a sub-run: its parent's).
     session_key: str = ""
     timings: TurnTimings = field(default_factory=TurnTimings)
+    #: The user message this turn answers (a sub-run's is its parent's): a question is bound to it.
+    asker: str | None = None
     # per-turn state
     transcript: list[AgentMessage] = field(default_factory=list)
     # Each TOOL message's outcome, by its index in the transcript (ids are the model's: not unique)
@@ -155,6 +164,17 @@ class Turn:
     offered: Shortlist | None = None
 
     def __post_init__(self) -> None:
+        # A reply to a question asked in the message before it, read before the marks are removed:
+        # a mark is for this engine, never for the model (a forged one in user text goes too).
+        confirm = self.setup.confirm
+        self.opening: Reply | None = (
+            confirm.reply_to_question(self.incoming, session=self.session_id, lang=self.lang)
+            if confirm is not None
+            else None
+        )
+        self.incoming = cleaned(self.incoming)
+        if self.asker is None:
+            self.asker = last_user_text(self.incoming)
         self.offered = shortlist(self.setup.config, self.setup.toolset, self.incoming)
         self.transcript = self._with_system_prompt(self.incoming)
         self._question_end = len(self.transcript)  # the caller's messages end here; the turn's follow
@@ -196,6 +216,10 @@ class Turn:
                         self._recheck(calls, message, text)
                     case RunCalls(calls, text):
                         self._run_tools(calls, text)
+                    case AskFirst(proposal):
+                        return self._ask_first(proposal)
+                    case CarryOut(call):
+                        self._run_tools([call], "")
         except BrainCallTimeout:
             if self._answer_begun():
                 return self._cut_short("time_budget", CUT_BY_TIME)
@@ -208,6 +232,8 @@ class Turn:
 
     def _next(self, stream: bool) -> Generator[str, None, Decision]:
         """One model call with tools, and what to do about its reply."""
+        if (opening := self._answer_to_question()) is not None:
+            return opening
         if self.iterations >= self.setup.config.max_iterations:
             return ForceAnswer("max_iterations")
         try:
@@ -278,7 +304,69 @@ class Turn:
         if held is not None:
             return Recheck(own_calls, held, text)
         repeated = self.history.decide(own_calls, text)
-        return repeated if repeated is not None else RunCalls(own_calls, text)
+        if repeated is not None:
+            return repeated
+        return self._held(own_calls) or RunCalls(own_calls, text)
+
+    # -- asking before acting (``_confirmation``) ------------------------------------------
+    def _held(self, calls: list[ToolCall]) -> Decision | None:
+        """AskFirst for the first call that needs the user's yes; none of the reply's calls runs
+        (the model makes the others again after the answer, with the pending call's result)."""
+        confirm, toolset = self.setup.confirm, self.setup.toolset
+        if confirm is None:
+            return None
+        owners = toolset.owners
+        held = next(
+            (
+                c
+                for c in calls
+                if confirm.needs_yes(toolset.get(c.name), getattr(owners.get(c.name), "config", None))
+            ),
+            None,
+        )
+        if held is None:
+            return None
+        proposal = confirm.propose(held, lang=self.lang, session=self.session_id, user_text=self.asker or "")
+        if proposal is None:
+            return self._correction(TOO_LARGE, f"{held.name}: arguments too large to hold for a confirmation")
+        others = [c.name for c in calls if c is not held]
+        if others:
+            self._emit("notice", message=f"not run before the user answers the question: {others}")
+        return AskFirst(proposal)
+
+    def _answer_to_question(self) -> Decision | None:
+        """At the turn's start, what the user's reply to the pending call decides (once)."""
+        reply, self.opening = self.opening, None
+        if reply is None or self.setup.confirm is None:
+            return None
+        pending = reply.pending
+        decided = self.setup.confirm.claim(pending)
+        verdict = reply.verdict if decided else Verdict.OTHER
+        self._emit(
+            "confirm", tool=pending.tool, arguments=pending.arguments, id=pending.id, decision=verdict.value
+        )
+        if not decided:
+            self._emit("notice", message="that question was already answered; the reply is a new message")
+        if verdict is Verdict.NO:
+            return Finish(declined(self.lang), "declined")
+        if verdict is Verdict.OTHER:
+            return None  # dropped: never run later (the next turn's preceding message is not the question)
+        if self.setup.toolset.get(pending.tool) is None or pending.tool in self.setup.toolset.caller_names:
+            return Finish(no_such_tool(pending.tool, self.lang), "declined")
+        return CarryOut(reply.call)
+
+    def _ask_first(self, proposal: Proposal) -> AgentMessage:
+        pending = proposal.pending
+        self._emit(
+            "confirm",
+            tool=pending.tool,
+            arguments=pending.arguments,
+            id=pending.id,
+            decision="asked",
+            question=proposal.question,
+            token=proposal.token,
+        )
+        return self._finish(proposal.question, "confirm", content=proposal.spoken)
 
     def view(self, answer: str = "") -> TurnView:
         """The turn as the reactions see it (read-only), with ``answer`` under judgement."""
@@ -587,14 +675,36 @@ class Turn:
             count=self.count,
             every_call_counts=True,
             session_key=self.session_key,
+            asker=self.asker,
         )
+
+    def carry_out(self, call: ToolCall) -> ToolOutcome:
+        """Run ``call`` (a pending call a GUI said yes to on the bus) with this turn's tool steps."""
+        self._run_tools([call], "")
+        return self.outcomes[len(self.transcript) - 1]
+
+    def answers_question(self) -> bool:
+        """True when the user's message says yes or no to the question of the message before it
+        (the loop then lets :meth:`run` carry it out); a reply that is neither drops the question."""
+        if self.opening is None:
+            return False
+        if self.opening.verdict is Verdict.OTHER:
+            self._answer_to_question()
+            return False
+        return True
+
+    def asked(self, message: AgentMessage) -> AgentMessage:
+        """End the turn with a sub-run's question (``message`` holds its mark)."""
+        return self._finish(without_marks(message.content or ""), "confirm", content=message.content or "")
 
     def progress(self, message: str) -> None:
         """Tell a waiting user what takes the time (a ``notice`` step with ``progress``: True)."""
         self._emit("notice", message=message, progress=True)
 
     # -- endings --------------------------------------------------------------------
-    def _finish(self, answer: str, reason: str) -> AgentMessage:
+    def _finish(self, answer: str, reason: str, *, content: str | None = None) -> AgentMessage:
+        """The ``final`` event with ``answer``; the message holds ``content`` (the question with its
+        mark) where given, else ``answer``."""
         self.ending = reason
         self._emit(
             "final",
@@ -603,7 +713,7 @@ class Turn:
             iterations=self.count.used,
             duration_s=round(time.monotonic() - self.started, 4),
         )
-        return AgentMessage(MessageRole.ASSISTANT, answer)
+        return AgentMessage(MessageRole.ASSISTANT, answer if content is None else content)
 
     def _answer_begun(self) -> bool:
         """True once part of the current reply's answer went out to a listener."""

@@ -98,6 +98,27 @@ class LoopConfig(StrictSection):
         "Default false: the persona's own 'toolboxes' list is the authority for tools run on this side; "
         "only the request's client tools (OpenAI dicts) are added, and relayed back to the caller.",
     )
+    confirm_tools: list[str] = Field(
+        default_factory=list,
+        description="Tool names or shell-style patterns ('write_file', 'Hass*') whose calls never run "
+        "without the user's yes: the turn ends with a question instead. Default: none.",
+    )
+    confirm_side_effects: bool = Field(
+        default=False,
+        description="Also ask before every tool that may change something: one whose annotations do not "
+        "say readOnlyHint true, or say destructiveHint true (our write_file, run_command and skill "
+        "scripts; MCP tools, whose annotations ovos-tool-adapters does not pass on). Default: false.",
+    )
+    confirm_key: str | None = Field(
+        default=None,
+        min_length=16,
+        description="The secret that signs the pending call carried in a question, so any replica with "
+        "the same key can carry out the yes. Default: the OVOS_AGENTIC_LOOP_CONFIRM_KEY environment "
+        "variable, else a random key per process (engines of one process only).",
+    )
+    confirm_expiry: float = Field(
+        default=300.0, gt=0, le=86_400, description="Seconds a question waits for its yes. Default: 300."
+    )
     context_plugins: list[str] = Field(
         default_factory=list,
         description="Entry-point names of opm.agents.memory plugins (e.g. 'ovos-agents-md-context-plugin') "

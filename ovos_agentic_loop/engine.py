@@ -25,6 +25,9 @@ from ovos_utils.log import LOG
 from ovos_agentic_loop import _cancellation as cancellation
 from ovos_agentic_loop._brain_call import BrainHandle
 from ovos_agentic_loop._cancellation import CancelScope
+from ovos_agentic_loop._confirmation import Confirmation
+from ovos_agentic_loop._confirmation.bus import BusAnswers
+from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
 from ovos_agentic_loop._daemon_pool import shared_pool
 from ovos_agentic_loop._lifecycle import BuiltToolbox, close_toolboxes
 from ovos_agentic_loop._loading import load_brain, load_toolboxes, prepare_brain, require_installed_brain
@@ -33,7 +36,7 @@ from ovos_agentic_loop._loop_names import loop_name
 from ovos_agentic_loop._toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn import Turn, TurnSetup
 from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
-from ovos_agentic_loop.events import BUS_STEP_TOPIC, StepKind, StepListener, make_event
+from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC, StepKind, StepListener, make_event
 from ovos_agentic_loop.personas import LoopPlan
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
@@ -103,6 +106,15 @@ class AgentLoopEngine(ChatEngine):
         )
         self._listeners: list[StepListener] = []
         self._lock = threading.Lock()
+        settings = self.settings
+        self._confirmation = Confirmation(
+            ConfirmPolicy(tuple(settings.confirm_tools), settings.confirm_side_effects),
+            key=settings.confirm_key,
+            expiry=settings.confirm_expiry,
+            engine_name=self.engine_name,
+        )
+        if bus is not None:  # a GUI may answer a question on the bus instead of the user's voice
+            BusAnswers(self._confirmation, self._carry_out_for_bus).listen(bus)
         self._brain: BrainHandle | None = None
         self._brain_prepared = False
         if brain is not None:
@@ -118,6 +130,7 @@ class AgentLoopEngine(ChatEngine):
             if self._built:
                 _LIVE_ENGINES.add(self)
         self._tools = PersonaTools([*toolboxes, *(extra_toolboxes or [])], engine_name=self.engine_name)
+        self._confirmation.check(self._tools.toolboxes)
         self.warmed_up = threading.Event()
         self._warm_up_scope = CancelScope()  # a turn that stops waiting for the warm-up cancels it
         # Last, so the brain loads while the caller goes on, not while the toolboxes above load: both
@@ -337,8 +350,22 @@ class AgentLoopEngine(ChatEngine):
             text_mode=text_mode,
             executor=shared_pool(),
             emit=self._emit,
+            confirm=self._confirmation,
         )
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
+
+    def _carry_out_for_bus(self, session_id: str, call: Any) -> Any:
+        """Run a pending call a GUI said yes to on the bus: the tool steps of a turn, no model call."""
+        turn = self._new_turn([], session_id, None, None, None)
+        turn.emit(
+            "confirm",
+            tool=call.name,
+            arguments=call.arguments,
+            id=call.id[len("call_") :],
+            decision="yes",
+            source="bus",
+        )
+        return turn.carry_out(call)
 
     def _brain_handle(self) -> BrainHandle:
         """The brain, loaded and prepared (see :func:`~ovos_agentic_loop._loading.prepare_brain`)."""
@@ -376,6 +403,9 @@ class AgentLoopEngine(ChatEngine):
                 from ovos_bus_client.message import Message
 
                 self.bus.emit(Message(BUS_STEP_TOPIC, {"engine": self.engine_name, **event.as_dict()}))
+                if kind == "confirm" and data.get("decision") == "asked":
+                    payload = {"engine": self.engine_name, "session": session_id, **data}
+                    self.bus.emit(Message(BUS_CONFIRM_TOPIC, payload))
             except Exception as exc:  # noqa: BLE001 - a broken bus must not break the turn; reported
                 LOG.warning(f"{self.engine_name}: could not emit step event on the bus: {exc}")
         for listener in list(self._listeners):

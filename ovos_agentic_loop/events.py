@@ -22,7 +22,11 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 __all__ = [
+    "BUS_CONFIRM_ANSWER_TOPIC",
+    "BUS_CONFIRM_DONE_TOPIC",
+    "BUS_CONFIRM_TOPIC",
     "BUS_STEP_TOPIC",
+    "ConfirmStep",
     "Final",
     "ModelCall",
     "Notice",
@@ -38,6 +42,11 @@ __all__ = [
 ]
 
 BUS_STEP_TOPIC = "ovos.agentic_loop.step"
+#: A call waits for the user's yes: the pending call, for a GUI to show buttons (see the README).
+BUS_CONFIRM_TOPIC = "ovos.agentic_loop.confirm"
+#: A GUI's answer to it (``{"token": ..., "answer": "yes" | "no"}``), and the engine's reply.
+BUS_CONFIRM_ANSWER_TOPIC = "ovos.agentic_loop.confirm.answer"
+BUS_CONFIRM_DONE_TOPIC = "ovos.agentic_loop.confirm.response"
 
 StepKind = Literal[
     "turn_start",  # TurnStart
@@ -48,6 +57,7 @@ StepKind = Literal[
     "final",  # Final
     "plan",  # Plan (ovos-plan-execute-loop)
     "strategy_step",  # StrategyStep (the other loops: critiques, scores, sub-answers)
+    "confirm",  # ConfirmStep (a call waits for the user's yes, or the user decided)
 ]
 
 _BASE_FIELDS = frozenset({"kind", "session_id", "data", "at"})
@@ -167,9 +177,35 @@ class StrategyStep(StepEvent):
     text: str = ""
 
 
+@dataclass(kw_only=True)
+class ConfirmStep(StepEvent):
+    """A call that waits for the user's yes (``decision`` "asked", with the question and the
+    ``token`` a GUI answers with), or what the user's reply decided: "yes", "no", "other"
+    (dropped), from speech or the bus."""
+
+    KIND: ClassVar[str] = "confirm"
+    kind: str = "confirm"
+    tool: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    id: str = ""
+    decision: str = "asked"
+    question: str = ""
+    token: str = ""
+
+
 _RECORDS: dict[str, type[StepEvent]] = {
     cls.KIND: cls
-    for cls in (TurnStart, ModelCall, ToolCallStep, ToolResult, Notice, Final, Plan, StrategyStep)
+    for cls in (
+        TurnStart,
+        ModelCall,
+        ToolCallStep,
+        ToolResult,
+        Notice,
+        Final,
+        Plan,
+        StrategyStep,
+        ConfirmStep,
+    )
 }
 
 

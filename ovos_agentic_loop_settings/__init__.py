@@ -22,7 +22,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-__all__ = ["SectionTypeError", "StrictSection", "config_errors", "describe_errors", "require_mapping"]
+__all__ = [
+    "TOOL_ANNOTATIONS_KEY",
+    "SectionTypeError",
+    "StrictSection",
+    "config_errors",
+    "describe_errors",
+    "require_mapping",
+]
+
+#: The key of a tool's argument schema under which a toolbox states what the tool does, in MCP's
+#: words (``readOnlyHint``, ``destructiveHint``) plus ``confirm`` (the toolbox's own "ask first").
+#: It travels wherever OPM's tool definitions go (``tool_json_list``, ``tools_to_openai_spec``,
+#: the bus); the loop reads it and takes it out of the schema before the model sees the tool.
+TOOL_ANNOTATIONS_KEY = "x-tool-annotations"
 
 
 class StrictSection(BaseModel):

@@ -222,6 +222,10 @@ class ShellToolBox(BundledToolBox):
         """
         return kill_active_runs(thread_id)
 
+    def has_side_effects(self, name: str) -> bool:
+        """Writes (a file, or whatever a program does): asked first where a loop confirms side effects."""
+        return name == "run_command"
+
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the switch, the kill deadline and the kernel sandbox."""
         s = self.settings

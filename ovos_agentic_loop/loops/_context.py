@@ -35,7 +35,7 @@ from ovos_agentic_loop._turn import Turn
 from ovos_agentic_loop.events import StepKind
 from ovos_agentic_loop.loops._gates import Gate
 
-__all__ = ["BudgetSpent", "LoopContext", "Strategy", "SubResult", "drive"]
+__all__ = ["AskedFirst", "BudgetSpent", "LoopContext", "Strategy", "SubResult", "drive"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,15 @@ class BudgetSpent(Exception):
     """The turn's ``max_iterations`` model calls are used up: answer from what is known."""
 
 
+class AskedFirst(Exception):
+    """A sub-run wants to make a call that needs the user's yes: the turn ends with its question,
+    whatever step of the strategy it came from (nothing of the strategy runs on without the yes)."""
+
+    def __init__(self, message: AgentMessage) -> None:
+        super().__init__(message.content)
+        self.message = message
+
+
 class Strategy(Protocol):
     """What a reasoning loop provides: its name and one generator over a :class:`LoopContext`
     that yields the final answer's spoken deltas and returns the final message."""
@@ -74,7 +83,13 @@ class Strategy(Protocol):
 
 
 def drive(strategy: Strategy, turn: Turn, *, stream: bool) -> Generator[str, None, AgentMessage]:
-    """Run ``strategy`` over ``turn``: the turn's start event, its time budget and spent budgets."""
+    """Run ``strategy`` over ``turn``: the turn's start event, its time budget and spent budgets.
+
+    A yes or a no to the question of the message before is the turn core's (every loop carries it
+    out alike: the call runs once, then a ReAct run answers); a question asked by a sub-run ends
+    the turn."""
+    if turn.answers_question():
+        return (yield from turn.run(stream=stream))
     ctx = LoopContext(turn, stream=stream, loop=strategy.name)
     setup = turn.setup
     turn.emit(
@@ -86,6 +101,8 @@ def drive(strategy: Strategy, turn: Turn, *, stream: bool) -> Generator[str, Non
         return (yield from ctx.answer(out_of_time(setup.config.time_budget), "time_budget"))
     except BudgetSpent:  # a strategy that did not handle it itself: nothing usable was gathered
         return (yield from ctx.gave_up())
+    except AskedFirst as asked:
+        return turn.asked(asked.message)
 
 
 class LoopContext:
@@ -178,6 +195,8 @@ class LoopContext:
         result = _drain(sub.run(stream=False))
         if sub.ending == "time_budget":
             raise BrainCallTimeout()
+        if sub.ending == "confirm":
+            raise AskedFirst(result)
         outcomes = sub.tool_outcomes()
         failures = sum(1 for o in outcomes if not o.ok)
         evidence = [_evidence(o) for o in outcomes]

@@ -33,6 +33,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _free_port() -> int:
+    # A run that must use a given port (several people share one machine) names it.
+    if os.environ.get("OVOS_AGENTIC_LOOP_TEST_PORT"):
+        return int(os.environ["OVOS_AGENTIC_LOOP_TEST_PORT"])
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

@@ -47,6 +47,13 @@ class ToolboxSettings(StrictSection):
 
     model_config = ConfigDict(extra="allow")
 
+    confirm: bool | list[str] = Field(
+        default=False,
+        description="Ask the user before a tool of this toolbox runs: true for every tool, or a list of "
+        "tool names or shell-style patterns. Read by loops that ask first (ovos-react-loop and the "
+        "other loops of ovos-agentic-loop), published in each tool's annotations. Default: false.",
+    )
+
     # Keys other implementations (upstream ovos-agentic-loop, OPM loaders) put in a section and
     # that mean nothing here: accepted without a warning.
     ignored_keys: ClassVar[frozenset[str]] = frozenset({"enabled"})

@@ -10,17 +10,24 @@ type and its opening words (so the UTCP bridge still answers 422 for bad input a
 failure) and appends the reason; it has the same ``__cause__`` as OPM's wrapper, so the loop's
 observation finds the original exception where it did. Each failure is logged here as ONE line, at
 INFO for a refusal the caller can fix and WARNING for anything else (the traceback at DEBUG).
+
+Each tool's definition (``tool_json_list``) also says what the tool does, in MCP's annotation words
+(``readOnlyHint``, ``destructiveHint``) and the section's ``confirm`` policy, under
+``TOOL_ANNOTATIONS_KEY`` of its argument schema: the one field OPM carries to every host, so a loop
+that asks before side effects learns it without importing this package.
 """
 
 from __future__ import annotations
 
 from contextlib import nullcontext
+from fnmatch import fnmatchcase
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import ValidationError
 
+from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY
 from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
 from ovos_agentic_loop_toolboxes._core.language import reading_in
 
@@ -45,6 +52,27 @@ class BundledToolBox(ToolBox):
     def why_no_tools(self) -> str:
         """What to change so the toolbox serves tools (overridden where the reason is known)."""
         return "check its config section"
+
+    def has_side_effects(self, name: str) -> bool:
+        """True for a tool that changes something (a file, a process): overridden where one does."""
+        return False
+
+    def annotations(self, name: str) -> dict[str, Any]:
+        """What tool ``name`` does, for a loop's confirmation policy (see the module docstring)."""
+        changes = self.has_side_effects(name)
+        settings = getattr(self, "settings", None)
+        confirm = getattr(settings, "confirm", False)
+        asks = confirm is True or (isinstance(confirm, list) and any(fnmatchcase(name, p) for p in confirm))
+        return {"readOnlyHint": not changes, "destructiveHint": changes, "confirm": asks}
+
+    @property
+    def tool_json_list(self) -> list[dict[str, Any]]:
+        tools = super().tool_json_list
+        for tool in tools:
+            schema = tool.get("argument_schema")
+            if isinstance(schema, dict):
+                schema[TOOL_ANNOTATIONS_KEY] = self.annotations(str(tool["name"]))
+        return tools
 
     def call_tool(self, name: str, tool_kwargs: Any) -> ToolOutput:
         try:

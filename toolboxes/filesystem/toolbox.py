@@ -159,6 +159,10 @@ class FileSystemToolBox(BundledToolBox):
         """The confinement of every model path (the default folder is made on first use)."""
         return self.root.sandbox
 
+    def has_side_effects(self, name: str) -> bool:
+        """Writes (a file, or whatever a program does): asked first where a loop confirms side effects."""
+        return name == "write_file"
+
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the root folder and whether writing is on."""
         write = "ON" if self.settings.allow_write else "OFF (allow_write is false)"

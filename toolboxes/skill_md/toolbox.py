@@ -192,6 +192,10 @@ class SkillMDToolBox(BundledToolBox):
         """Kill the scripts a call running in thread ``thread_id`` started (see ShellToolBox.stop_calls)."""
         return kill_active_runs(thread_id)
 
+    def has_side_effects(self, name: str) -> bool:
+        """A script of an executable skill runs a program; the instructions are only read."""
+        return any(name in names for names in self._script_tool_names.values())
+
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: scripts on or off, their kill deadline and the kernel sandbox."""
         if not self.allow_scripts:

@@ -1,0 +1,167 @@
+"""Ask before acting: a call that needs the user's yes ends the turn with one question.
+
+The engine holds one :class:`Confirmation` (the policy, the key, the yes/no engine, the ids already
+decided); each turn asks it two things:
+
+- :meth:`Confirmation.reply_to_question`, at the start: is the user's message a reply to a
+  question this engine (or one with the same key) asked in the immediately preceding assistant
+  message? Then yes runs exactly that call once, no runs nothing, anything else drops it.
+- :meth:`Confirmation.needs_yes` / :meth:`Confirmation.propose`, for each reply that calls tools:
+  a call that needs a yes is not run; the turn ends with the question, its mark inside.
+
+Nothing of it is per turn: the turn keeps what it learnt (``Turn.opening``).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
+
+from ovos_agentic_loop._confirmation.pending import PendingCall, Signer, UsedIds, without_marks
+from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
+from ovos_agentic_loop._confirmation.question import question
+from ovos_agentic_loop._confirmation.replies import Classifier, Verdict, load_classifier
+from ovos_agentic_loop._tool_spec import ToolSpec
+
+__all__ = [
+    "CONFIRM_KEY_ENV",
+    "Confirmation",
+    "Proposal",
+    "Reply",
+    "Verdict",
+    "cleaned",
+    "last_user_text",
+]
+
+#: Where the signing key is read from when the loop section has no ``confirm_key``.
+CONFIRM_KEY_ENV = "OVOS_AGENTIC_LOOP_CONFIRM_KEY"
+# One random key per process, shared by its engines, for when no key is configured: two engines of
+# one process accept each other's questions; replicas need a configured key.
+_PROCESS_KEY = secrets.token_bytes(32)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A call held for the user's yes: the question as said, and the same with its mark."""
+
+    pending: PendingCall
+    question: str
+    spoken: str  # the question with the invisible mark inside, before its last character
+    token: str  # the mark as ASCII, for a GUI that answers on the bus
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The user's message as a reply to a pending call."""
+
+    pending: PendingCall
+    verdict: Verdict
+
+    @property
+    def call(self) -> ToolCall:
+        return ToolCall(
+            id=f"call_{self.pending.id}", name=self.pending.tool, arguments=dict(self.pending.arguments)
+        )
+
+
+def last_user_text(messages: list[AgentMessage]) -> str:
+    users = [m.content or "" for m in messages if m.role == MessageRole.USER]
+    return users[-1] if users else ""
+
+
+def cleaned(messages: list[AgentMessage]) -> list[AgentMessage]:
+    """``messages`` with every mark removed (a mark is for this engine, never for the model)."""
+    out = []
+    for message in messages:
+        text = without_marks(message.content or "")
+        if text != (message.content or ""):
+            message = AgentMessage(
+                message.role, text, tool_calls=message.tool_calls, tool_call_id=message.tool_call_id,
+                name=message.name,
+            )  # fmt: skip
+        out.append(message)
+    return out
+
+
+class Confirmation:
+    """One engine's confirmation: policy, key, yes/no engine and the ids it has decided."""
+
+    def __init__(self, policy: ConfirmPolicy, *, key: str | None, expiry: float, engine_name: str) -> None:
+        self.policy = policy
+        self.expiry = expiry
+        self.engine_name = engine_name
+        configured = key or os.environ.get(CONFIRM_KEY_ENV)
+        self.signer = Signer(configured.encode() if configured else _PROCESS_KEY)
+        self.used = UsedIds()
+        self._classifier: Classifier | None = None
+        self._lock = threading.Lock()
+        if policy.configured:  # a missing yes/no engine is an error at construction, not at the yes
+            self.classifier()
+
+    def classifier(self) -> Classifier:
+        with self._lock:
+            if self._classifier is None:
+                self._classifier = load_classifier(self.engine_name)
+            return self._classifier
+
+    def check(self, toolboxes: list[Any]) -> None:
+        """Load the yes/no engine now when a toolbox's own section asks first (``confirm``), so a
+        missing engine is an error at construction, not at the user's yes."""
+        sections = [getattr(toolbox, "config", None) for toolbox in toolboxes]
+        if not self.policy.configured and any(isinstance(c, dict) and c.get("confirm") for c in sections):
+            self.classifier()
+
+    # -- turn 1: the call that waits --------------------------------------------------
+    def needs_yes(self, tool: ToolSpec | None, owner_config: Any) -> bool:
+        return tool is not None and self.policy.needs_yes(tool, owner_config)
+
+    def propose(self, call: ToolCall, *, lang: str | None, session: str, user_text: str) -> Proposal | None:
+        """The question for ``call``, signed; None when its arguments are too large to carry."""
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        said = question(call.name, arguments, lang)
+        pending = PendingCall.proposed(call.name, arguments, session=session, user_text=user_text)
+        mark = self.signer.seal(pending)
+        token = self.signer.token(pending)
+        if mark is None or token is None:
+            return None
+        return Proposal(pending, said, f"{said[:-1]}{mark}{said[-1:]}", token)
+
+    # -- turn 2: the user's reply -------------------------------------------------------
+    def reply_to_question(
+        self, messages: list[AgentMessage], *, session: str, lang: str | None
+    ) -> Reply | None:
+        """The user's last message as a reply to the question of the assistant message right
+        before it, when that message holds a mark this key signed for this place; else None."""
+        pending = self.pending_in(messages, session=session)
+        if pending is None:
+            return None
+        reply = without_marks(messages[-1].content or "")
+        verdict = self.classifier().verdict(without_marks(messages[-2].content or ""), reply, lang)
+        return Reply(pending, verdict)
+
+    def pending_in(self, messages: list[AgentMessage], *, session: str) -> PendingCall | None:
+        if len(messages) < 3 or messages[-1].role != MessageRole.USER:
+            return None
+        asked = messages[-2]
+        if asked.role != MessageRole.ASSISTANT:
+            return None
+        pending = self.signer.open(asked.content or "")
+        if pending is None:
+            return None
+        before = [m for m in messages[:-2] if m.role != MessageRole.SYSTEM]
+        if not before or before[-1].role != MessageRole.USER:
+            return None
+        if not pending.answers(user_text=before[-1].content or "", session=session):
+            return None
+        age = time.time() - pending.issued
+        return pending if -60 <= age <= self.expiry else None
+
+    def claim(self, pending: PendingCall) -> bool:
+        """True the first time this process decides ``pending`` (a yes or a no); False after."""
+        return self.used.claim(pending.id, self.expiry + 60)
