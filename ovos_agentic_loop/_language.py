@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ovos_agentic_loop._log import ovos_logger
+
 __all__ = ["answer_language_line", "language_name"]
 
 
@@ -24,18 +26,23 @@ def language_name(lang: str | None) -> str | None:
     ``lang`` or for a tag that names no known language."""
     if not lang or not lang.strip():
         return None
-    import langcodes  # only sessions with a lang pay the import
-
     try:
+        import langcodes  # only sessions with a lang pay the import
+
         language = langcodes.Language.get(lang.strip().replace("_", "-"))
+        if not language.language or language.language in ("en", "und") or not language.is_valid():
+            return None
+        name = str(language.language_name("en"))
     except (ValueError, LookupError):
         return None
-    if not language.language or language.language in ("en", "und"):
+    except ImportError as exc:  # langcodes without its language_data: the turn goes on without the line
+        ovos_logger(__name__).warning(
+            f"no language name for lang {lang!r} ({exc}); install 'langcodes[data]' so answers are asked for "
+            "in the user's language"
+        )
         return None
     # a tag langcodes knows no name for ("xx") reads as "Unknown language [xx]": nothing to ask for
-    if not language.is_valid() or language.language_name("en").startswith("Unknown language"):
-        return None
-    return language.language_name("en")
+    return None if name.startswith("Unknown language") else name
 
 
 def answer_language_line(lang: str | None) -> str | None:

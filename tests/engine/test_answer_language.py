@@ -78,3 +78,27 @@ def test_the_text_protocol_carries_the_line_too(demo_tools: Any) -> None:
     engine = engine_with(brain, [demo_tools], mode="text")
     assert engine.continue_chat(user("quanto é dois mais dois"), lang="pt-PT").content == "Quatro."
     assert "always answer in Portuguese" in brain.calls[0].messages[-1].content
+
+
+def test_without_the_language_data_the_turn_still_answers(
+    demo_tools: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wheel install with langcodes but not its language_data failed every non-English turn
+    (``ModuleNotFoundError: language_data``, seen on the bench's own venv): now the line is left out,
+    with a warning that says what to install."""
+    import langcodes
+
+    from ovos_agentic_loop._language import language_name
+
+    def no_data(self: Any, language: str = "en") -> str:
+        raise ModuleNotFoundError("No module named 'language_data'")
+
+    monkeypatch.setattr(langcodes.Language, "language_name", no_data)
+    language_name.cache_clear()
+    try:
+        brain = ScriptedBrain(["Hola."])
+        answer = engine_with(brain, [demo_tools]).continue_chat(user("hola"), lang="es-ES")
+        assert answer.content == "Hola."
+        assert brain.calls[0].messages[-1].content == "hola"
+    finally:
+        language_name.cache_clear()
