@@ -62,6 +62,20 @@ def main(venv: Path, repo: Path) -> None:
         find_persona(name)
     print(f"shipped personas: {', '.join(names)}")
 
+    # One turn of the installed loop in a non-English session: what the wheel's dependencies must
+    # carry (language names needed langcodes[data]; without it every such turn failed).
+    from ovos_plugin_manager.agents import load_chat_plugin
+    from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+    from ovos_agentic_loop.testing import ScriptedBrain
+
+    brain = ScriptedBrain(["Quatro."])
+    engine = load_chat_plugin("ovos-react-loop")(config={}, brain=brain, toolboxes=[])
+    answer = engine.continue_chat([AgentMessage(MessageRole.USER, "quanto é dois mais dois")], lang="pt-PT")
+    if answer.content != "Quatro." or "Portuguese" not in (brain.calls[0].messages[0].content or ""):
+        fail(f"a pt-PT turn of the installed loop: {answer.content!r}, {brain.calls[0].messages!r}")
+    print("a pt-PT turn answered, asked for in Portuguese")
+
     cli = venv / "bin" / "ovos-agentic-loop"
     done = subprocess.run([str(cli), "doctor", "local-assistant"], capture_output=True, text=True)
     print(done.stdout, end="")
