@@ -162,8 +162,9 @@ MAX_CALL_SCAN_CHARS = 65_536
 #: JSON nested deeper than this is never a tool call (decoding it could also exhaust the stack).
 MAX_JSON_DEPTH = 24
 
-# What may precede a protocol keyword on its line: markdown, quoting, and Qwen's <tool_call> tags.
-_DECOR = r"(?:[ \t>*_#]|</?tool_call>){0,8}"
+# What may precede a protocol keyword on its line: markdown, quoting, and Qwen's <tool_call> tags
+# (also written <tool-call> by the bundled model on the stock template: spoken suite, held-out).
+_DECOR = r"(?:[ \t>*_#]|</?tool[_-]call>){0,8}"
 #: The keyword of a protocol line (after the line's decoration); group 1 names it.
 LINE_KEYWORD = regex.compile(
     rf"{_DECOR}(thought|action[ _]{{0,3}}input|action|observation)[ \t*_]{{0,8}}:", regex.IGNORECASE
@@ -172,11 +173,11 @@ LINE_KEYWORD = regex.compile(
 FINAL_MARKER = regex.compile(
     r"[*_]{0,3}final[ _]{0,3}answer[ \t*_]{0,8}[:：](?:[*_]{1,3}(?=\s|$))?[ \t]*", regex.IGNORECASE
 )
-TOOL_CALL_TAG = regex.compile(r"</?tool_call>", regex.IGNORECASE)
+TOOL_CALL_TAG = regex.compile(r"</?tool[_-]call>", regex.IGNORECASE)
 #: The opening tag of a call: nothing from it to its closing tag is ever part of an answer.
-TOOL_CALL_OPEN = regex.compile(r"<tool_call>", regex.IGNORECASE)
+TOOL_CALL_OPEN = regex.compile(r"<tool[_-]call>", regex.IGNORECASE)
 # A call in tags and what it holds (group 1); an unclosed tag runs to the end of the reply.
-_TAGGED_CALL = regex.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", regex.IGNORECASE | regex.DOTALL)
+_TAGGED_CALL = regex.compile(r"<tool[_-]call>(.*?)(?:</tool[_-]call>|\Z)", regex.IGNORECASE | regex.DOTALL)
 THINK_OPEN = regex.compile(r"<think>", regex.IGNORECASE)
 THINK_CLOSE = regex.compile(r"</think>", regex.IGNORECASE)
 

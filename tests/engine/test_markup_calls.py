@@ -69,3 +69,16 @@ def test_html_in_an_answer_is_not_markup_of_a_call() -> None:
     assert engine.continue_chat(user("how do I make text bold in html")).content == (
         "Use <b>bold</b> for emphasis."
     )
+
+
+def test_a_hyphenated_tool_call_tag_is_protocol_too() -> None:
+    """Seen on the spoken suite's held-out half (stock template): the answer came back as
+    ``<tool-call>list_directory</tool-call>\\n<result>{...}`` and was spoken."""
+    from ovos_agentic_loop._protocol import parse_reply
+
+    parsed = parse_reply('<tool-call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool-call>', ["add"], {})
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("add", {"a": 1, "b": 2})]
+    unread = parse_reply(
+        '<tool-call>list_directory</tool-call>\n<result>{"path": "."}', ["list_directory"], {}
+    )
+    assert unread.answer is None and unread.problem  # never spoken: sent back as a format problem
