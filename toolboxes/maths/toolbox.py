@@ -291,8 +291,10 @@ class MathToolBox(BundledToolBox):
 
         Only text that failed as it was is reread, so a working expression never changes meaning;
         a refusal that is not about words (an '=', a file name, too long) stays what it was."""
+        if len(text) > MAX_EXPRESSION_CHARS:  # first: reading a 5 MB text for words took 1 s of CPU
+            raise failure
         words = [w for w in re.findall(r"[^\W\d_]+", text.lower()) if w not in keep]
-        if not words or len(text) > MAX_EXPRESSION_CHARS or SOURCE_NAME.search(text):
+        if not words or SOURCE_NAME.search(text):
             raise failure
         reading = read_spoken(text, self.langs, keep)
         if reading.complete and reading.text:
@@ -307,6 +309,8 @@ class MathToolBox(BundledToolBox):
         try:
             found = solve(args.equation)
         except ValueError as exc:
+            if len(args.equation) > MAX_EXPRESSION_CHARS:
+                raise  # too long to read for words: refused as it is, at once
             letters = {w for w in re.findall(r"[^\W\d_]+", args.equation.lower()) if len(w) == 1}
             found = solve(self._read_words(args.equation, exc, _KEEP | letters).text)
         return SolveEquationOutput(
