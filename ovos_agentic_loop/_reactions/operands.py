@@ -18,12 +18,10 @@ dollars and fifty cents", 84.5).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from ovos_plugin_manager.templates.agents import MessageRole, ToolCall
 
-from ovos_agentic_loop._log import ovos_logger
-from ovos_agentic_loop._reactions.text import grounded, known_numbers, numbers
+from ovos_agentic_loop._reactions.text import grounded, in_digits, known_numbers, numbers
 from ovos_agentic_loop._reactions.view import TurnView
 
 __all__ = ["UnsaidOperands", "said_numbers"]
@@ -33,26 +31,13 @@ _CONSTANTS = frozenset({12.0, 24.0, 32.0, 1.8, 273.15, 60.0, 365.0, 3600.0, 0.01
 _POWER_OF_TEN = re.compile(r"^1(?:0+)?(?:\.0+)?$")
 
 
-@lru_cache(maxsize=64)
-def _digits(text: str, lang: str) -> str:
-    """``text`` with its numbers in words as digits (ovos-number-parser); ``text`` itself when the
-    parser has no grammar for ``lang`` or fails."""
-    try:
-        from ovos_number_parser import numbers_to_digits
-
-        return str(numbers_to_digits(text, lang=lang))
-    except Exception as exc:  # noqa: BLE001 - a language the parser lacks: digits as written only
-        ovos_logger(__name__).debug(f"numbers in words not read ({lang}): {type(exc).__name__}: {exc}")
-        return text
-
-
 def said_numbers(view: TurnView) -> set[float]:
     """Every number of the conversation: as written, and said in words in the turn's language."""
     known = known_numbers(view.transcript)
     lang = (view.lang or "en").split("-")[0].split("_")[0].lower()
     for message in view.transcript:
         if message.role in (MessageRole.USER, MessageRole.ASSISTANT) and message.content:
-            known.update(float(n) for n in numbers(_digits(message.content, lang)))
+            known.update(float(n) for n in numbers(in_digits(message.content, lang)))
     return known
 
 
@@ -106,7 +91,7 @@ class UnsaidOperands:
     @staticmethod
     def _message(view: TurnView, calculator: str, number: str) -> str:
         lang = (view.lang or "en").split("-")[0].split("_")[0].lower()
-        said = ", ".join(dict.fromkeys(numbers(_digits(view.question, lang)))) or "none"
+        said = ", ".join(dict.fromkeys(numbers(in_digits(view.question, lang)))) or "none"
         return (
             f"Not run: {number} is no number the user said or a tool returned (the user's numbers, "
             f"in digits: {said}). Call {calculator} again with the user's own numbers."

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from ovos_plugin_manager.templates.agents import AgentMessage
 
-__all__ = ["call_format", "grounded", "known_numbers", "numbers"]
+from ovos_agentic_loop._log import ovos_logger
+
+__all__ = ["call_format", "grounded", "in_digits", "known_numbers", "numbers"]
 
 # A number as written in prose: 1,065 / 1065 / 2.33 / -4 (a hyphen between digits is no sign).
 _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d.])|(?<![\w.,])-?\d+(?:\.\d+)?")
@@ -50,3 +53,19 @@ def call_format(text_mode: bool) -> str:
         if text_mode
         else " (a real tool call)"
     )
+
+
+@lru_cache(maxsize=64)
+def in_digits(answer: str, lang: str | None) -> str:
+    """``answer`` with numbers written as words turned into digits ("three hundred fifty-two point
+    five" -> 352.5), by the OVOS ecosystem's own multilingual parser; imported only when needed.
+    Cached: one answer is read by ``stated_in`` and then ``contradicted_by``."""
+    try:
+        from ovos_number_parser import numbers_to_digits
+
+        return str(numbers_to_digits(answer, lang=(lang or "en").split("-")[0]))
+    except Exception as exc:  # noqa: BLE001 - a language it lacks, or a parser error: no spelled numbers then
+        ovos_logger(__name__).debug(
+            f"numbers in words not read ({lang or 'en'}): {type(exc).__name__}: {exc}"
+        )
+        return answer

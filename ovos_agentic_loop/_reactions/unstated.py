@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ovos_agentic_loop._decisions import Nudge, Response
-from ovos_agentic_loop._log import ovos_logger
 from ovos_agentic_loop._reactions.base import Reaction
-from ovos_agentic_loop._reactions.text import grounded, numbers
+from ovos_agentic_loop._reactions.text import grounded, in_digits, numbers
 from ovos_agentic_loop._reactions.view import TurnView
 
 __all__ = ["MAX_QUOTED_CHARS", "ResultValues", "UnstatedResult", "unstated_message"]
@@ -86,7 +84,7 @@ class ResultValues:
         # equals negative five" as "-12 equals -5" (the subtraction's "minus" taken as a sign).
         return any(
             not grounded(n, known) and not grounded(n.lstrip("-"), known)
-            for n in numbers(_digits(answer, lang))
+            for n in numbers(in_digits(answer, lang))
         )
 
     def stated_in(self, answer: str, lang: str | None = None) -> bool:
@@ -94,24 +92,8 @@ class ResultValues:
             return True
         if any(w.lower() in self.words for w in _WORD.findall(answer)):
             return True
-        spelled = _digits(answer, lang)
+        spelled = in_digits(answer, lang)
         return spelled != answer and any(grounded(n, self.numbers) for n in numbers(spelled))
-
-
-@lru_cache(maxsize=32)
-def _digits(answer: str, lang: str | None) -> str:
-    """``answer`` with numbers written as words turned into digits ("three hundred fifty-two point
-    five" -> 352.5), by the OVOS ecosystem's own multilingual parser; imported only when needed.
-    Cached: one answer is read by ``stated_in`` and then ``contradicted_by``."""
-    try:
-        from ovos_number_parser import numbers_to_digits
-
-        return str(numbers_to_digits(answer, lang=(lang or "en").split("-")[0]))
-    except Exception as exc:  # noqa: BLE001 - a language it lacks, or a parser error: no spelled numbers then
-        ovos_logger(__name__).debug(
-            f"numbers in words not read ({lang or 'en'}): {type(exc).__name__}: {exc}"
-        )
-        return answer
 
 
 class UnstatedResult(Reaction):
