@@ -51,7 +51,7 @@ def out_of_steps(max_iterations: int) -> str:
 #: Why the last call of a turn is made without tools, as told to the model; keyed by the reason.
 _FORCED_WHY = {
     "max_iterations": "You have used all {max_iterations} tool steps.",
-    "repetition": "You keep making the same tool call; its result will not change.",
+    "repetition": "You asked again for a tool result you already have; it will not change.",
     "empty": "Your last reply was empty.",
     "unparsable": "Your last replies were not in the expected form.",
 }
@@ -62,8 +62,9 @@ MAX_SAID_RESULT_CHARS = 300
 
 
 def plain_result(texts: Sequence[str]) -> str:
-    """The results said plainly, after a last answer that could not state them itself."""
-    joined = "; ".join(texts)
+    """The results said plainly, after a last answer that could not state them itself (a value
+    two calls both returned is said once: "The result was: 8000; 8000." was heard)."""
+    joined = "; ".join(dict.fromkeys(texts))
     said = joined if len(joined) <= MAX_SAID_RESULT_CHARS else joined[:MAX_SAID_RESULT_CHARS] + "…"
     return f"The result was: {said}."
 
@@ -73,7 +74,8 @@ def forced_instruction(reason: str, max_iterations: int) -> str:
     why = _FORCED_WHY[reason].format(max_iterations=max_iterations)
     return (
         f"{why} Do not call any tool now. Give your final answer to the user's last message, "
-        "in plain sentences, from what you know and the tool results above."
+        "in plain sentences, from what you know and the tool results above; write their "
+        "numbers in digits, exactly as the results give them."
     )
 
 

@@ -119,12 +119,28 @@ class ToolOutcome:
 
     def values(self) -> list[str]:
         """The values of a successful result (a JSON result's keys are names, not results), in
-        order; [] for any other outcome."""
+        order; [] for any other outcome. A field that echoes an argument of the call, same name and
+        value (the calculator's ``"expression": "15% of 2350"``, read_file's ``path``), is no
+        result: counted as one, "15 percent of 2350 is thirty-five twenty-five" passed as stating
+        the result 352.5."""
         if not self.ok:
             return []
-        if isinstance(self.output, (dict, list)):
+        if isinstance(self.output, dict):
+            echoed = _argument_texts(self.call)
+            return leaves({k: v for k, v in self.output.items() if echoed.get(k) != _text(v)})
+        if isinstance(self.output, list):
             return leaves(self.output)
         return [self.observation]
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+def _argument_texts(call: ToolCall) -> dict[str, str]:
+    """The call's arguments by name, as a result field that repeats one would hold them."""
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    return {k: _text(v) for k, v in arguments.items() if v not in (None, "", [], {})}
 
 
 def not_run_again(call: ToolCall, earlier: ToolOutcome | None = None) -> ToolOutcome:

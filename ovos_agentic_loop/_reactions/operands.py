@@ -7,7 +7,7 @@ writes a spoken number in digits and gets it wrong, and the wrong result is then
 confidence. The numbers of a conversation are known: its messages with their numbers in words
 read by ovos-number-parser (in the session's language), the tool results, the earlier calls. A
 calculator call holding a number none of them has is not run; the model is told which number and
-given the user's numbers in digits, once per turn (the table's budget).
+given the user's question with its numbers in digits, once per turn (the table's budget).
 
 What never counts as unsaid: small whole numbers (up to 10: exponents, halves, the 2 of a square),
 powers of ten (a percentage's 100), the usual conversion constants, a known number's sign, its
@@ -91,8 +91,15 @@ class UnsaidOperands:
     @staticmethod
     def _message(view: TurnView, calculator: str, number: str) -> str:
         lang = (view.lang or "en").split("-")[0].split("_")[0].lower()
-        said = ", ".join(dict.fromkeys(numbers(in_digits(view.question, lang)))) or "none"
+        asked = in_digits(view.question, lang)
+        if not numbers(asked):
+            return (
+                f"Not run: {number} is no number the user said or a tool returned. Call {calculator} "
+                "again with the user's own numbers."
+            )
+        # The question itself, numbers in digits: given only the list "25, 320", the bundled model
+        # dropped the percent and wrote 25 * 320; the words say what to do with the numbers.
         return (
-            f"Not run: {number} is no number the user said or a tool returned (the user's numbers, "
-            f"in digits: {said}). Call {calculator} again with the user's own numbers."
+            f"Not run: {number} is no number the user said or a tool returned. The user asked, with "
+            f'the numbers in digits: "{asked.strip()}". Call {calculator} again with these numbers.'
         )

@@ -1,10 +1,12 @@
 """A repeated call: the model asks again for a call it already made this turn.
 
 A call identical to one that already SUCCEEDED this turn is not run again: its result is in
-the transcript. The first time, the model is told so (the bundled model sometimes re-reads a
-listing before acting on it, and then goes on right); the second time, the turn goes to its
-answer (it also re-asks the first of two tools after the second: a loop, 10 s a call on 2
-cores). Any call made a third time ends the turn the same way.
+the transcript. Asking again for the results the model has just been given ("15% of 2350" ->
+352.5, then ``2350 * 0.15``, then ``2350 * 0.15`` again) goes straight to the answer: told "you
+have this result", the bundled model asked a third time in every such turn of the spoken suite's
+tune half (6 of 6), two model calls for nothing. Asking again for an EARLIER result gets one
+reminder (it sometimes re-reads a listing before acting on it, and then goes on right); the
+second time, the turn goes to its answer. Any call made a third time ends the turn the same way.
 """
 
 from __future__ import annotations
@@ -50,10 +52,18 @@ class CallHistory:
     counts: Counter[str] = field(default_factory=Counter)
     succeeded: dict[str, ToolOutcome] = field(default_factory=dict)  # by signature: ran without error
     reminded: bool = False  # a repeat of a succeeded call was already answered with a reminder
+    latest: frozenset[str] = frozenset()  # the signatures of the latest reply's calls
 
     def decide(self, calls: list[ToolCall], text: str) -> Remind | ForceAnswer | None:
         """What to do with the persona's ``calls`` of a reply: remind, end the turn, or run (None)."""
-        if all(signature(c) in self.succeeded for c in calls):
+        if not calls:
+            return None
+        asked = frozenset(signature(c) for c in calls)
+        just_given = asked <= self.latest
+        self.latest = asked
+        if all(key in self.succeeded for key in asked):
+            if just_given:
+                return ForceAnswer("repetition", notice="the model asked again for the results it just got")
             if self.reminded:
                 return ForceAnswer("repetition", notice="the model asked again for results it has")
             self.reminded = True

@@ -12,6 +12,7 @@ from ovos_agentic_loop._reactions.arithmetic import HeadArithmetic
 from ovos_agentic_loop._reactions.base import Reaction
 from ovos_agentic_loop._reactions.described import AnnouncedStep, DescribedCall, DescribedWithArguments
 from ovos_agentic_loop._reactions.examples import CopiedExample
+from ovos_agentic_loop._reactions.file_operand import FileOperand
 from ovos_agentic_loop._reactions.operands import UnsaidOperands
 from ovos_agentic_loop._reactions.placeholder import Placeholder
 from ovos_agentic_loop._reactions.unread import UnreadFile
@@ -32,7 +33,11 @@ REACTIONS: tuple[Reaction, ...] = (
 )
 
 #: The checks of a reply's calls before they run, in order (same budget as the reactions).
-CALL_CHECKS: tuple[UnsaidOperands | CopiedExample, ...] = (UnsaidOperands(), CopiedExample())
+CALL_CHECKS: tuple[FileOperand | UnsaidOperands | CopiedExample, ...] = (
+    FileOperand(),
+    UnsaidOperands(),
+    CopiedExample(),
+)
 
 #: At most this many reactions per turn: two model calls more at worst. One was too few: after
 #: "call it now" the bundled model calls the first tool of a chain, then describes the second.

@@ -7,11 +7,12 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ovos_plugin_manager.templates.agents import AgentMessage
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop._log import ovos_logger
+from ovos_agentic_loop._values import leaves
 
-__all__ = ["call_format", "grounded", "in_digits", "known_numbers", "numbers"]
+__all__ = ["call_format", "field_numbers", "grounded", "in_digits", "known_numbers", "numbers"]
 
 # A number as written in prose: 1,065 / 1065 / 2.33 / -4 (a hyphen between digits is no sign).
 _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d.])|(?<![\w.,])-?\d+(?:\.\d+)?")
@@ -41,9 +42,29 @@ def known_numbers(transcript: Iterable[AgentMessage]) -> set[float]:
     for message in transcript:
         texts = [message.content or ""]
         texts += [json.dumps(c.arguments, default=str) for c in message.tool_calls or []]
+        if message.role == MessageRole.TOOL:
+            texts += _fields(message.content or "")
         for text in texts:
             known.update(float(n) for n in numbers(text))
     return known
+
+
+def _fields(result: str) -> list[str]:
+    """A tool result's values split at commas, semicolons and tabs: a CSV file's numbers
+    ("ana,72") are no thousands ("1,065"), and were not read as numbers the user can mean."""
+    try:
+        parsed = json.loads(result)
+    except ValueError:
+        parsed = result
+    return [f for leaf in leaves(parsed) for f in _SEPARATORS.split(leaf)]
+
+
+_SEPARATORS = re.compile(r"[,;\t\n]")
+
+
+def field_numbers(text: str) -> list[str]:
+    """The numbers of a table or list (``text`` split at commas, semicolons, tabs, lines)."""
+    return [n for field in _SEPARATORS.split(text) for n in numbers(field)]
 
 
 def call_format(text_mode: bool) -> str:

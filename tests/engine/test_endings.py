@@ -34,24 +34,43 @@ def test_forced_answer_that_is_still_a_call_becomes_a_clear_sentence(demo_tools:
     assert answer == "I'm sorry, I could not finish that within 1 steps. The result was: 2.0."
 
 
-def test_asking_again_for_a_result_it_has_gets_a_reminder_then_ends_the_tool_steps(
-    demo_tools: DemoToolBox,
-) -> None:
-    brain = ScriptedBrain([*[tool_call("add", a=1, b=2) for _ in range(3)], "It is 3."])
+def test_asking_again_for_the_result_just_given_goes_to_the_answer(demo_tools: DemoToolBox) -> None:
+    """Spoken suite, tune half: told "you have this result", the model asked a third time in
+    6 of 6 turns; the first repeat of the results it just got now goes to the answer."""
+    same = tool_call("add", a=1, b=2)
+    brain = ScriptedBrain([same, same, "It is 3."])
     engine = engine_with(brain, [demo_tools])
 
     assert engine.continue_chat(user("1+2")).content == "It is 3."
     assert len(demo_tools.calls) == 1  # a repeat of a call that succeeded is never run
-    assert "Not run again: this exact call already succeeded" in brain.calls[2].last.content
-    assert brain.calls[-1].tools == []  # the second repeat: the final call offers no tools
+    assert brain.calls[-1].tools == []  # the final call offers no tools
+    assert "Do not call any tool now" in brain.calls[-1].last.content
+    brain.assert_complete()
+
+
+def test_asking_again_for_an_earlier_result_gets_a_reminder_then_ends_the_tool_steps(
+    demo_tools: DemoToolBox,
+) -> None:
+    first, second = tool_call("add", a=1, b=2), tool_call("add", a=3, b=4)
+    brain = ScriptedBrain([first, second, first, first, "3 and 7."])
+    engine = engine_with(brain, [demo_tools])
+
+    assert engine.continue_chat(user("1+2, 3+4")).content == "3 and 7."
+    assert len(demo_tools.calls) == 2
+    assert "Not run again: this exact call already succeeded" in brain.calls[3].last.content
+    assert brain.calls[-1].tools == []  # asked again after the reminder: the forced answer
     brain.assert_complete()
 
 
 def test_after_a_reminder_the_model_may_go_on_with_other_tools(demo_tools: DemoToolBox) -> None:
-    same = tool_call("add", a=1, b=2)
-    brain = ScriptedBrain([same, same, tool_call("add", a=3, b=4), "3 and 7."])
-    assert engine_with(brain, [demo_tools]).continue_chat(user("1+2, 3+4")).content == "3 and 7."
-    assert demo_tools.calls == [("add", {"a": 1, "b": 2}), ("add", {"a": 3, "b": 4})]
+    first, second = tool_call("add", a=1, b=2), tool_call("add", a=3, b=4)
+    brain = ScriptedBrain([first, second, first, tool_call("add", a=5, b=6), "3, 7 and 11."])
+    assert engine_with(brain, [demo_tools]).continue_chat(user("1+2, 3+4, 5+6")).content == "3, 7 and 11."
+    assert demo_tools.calls == [
+        ("add", {"a": 1, "b": 2}),
+        ("add", {"a": 3, "b": 4}),
+        ("add", {"a": 5, "b": 6}),
+    ]
     assert brain.calls[-1].tools  # an ordinary answer, not a forced one
 
 
@@ -214,7 +233,7 @@ def test_unreadable_calls_past_the_bound_end_in_a_forced_answer(demo_tools: Demo
 
 
 def test_forced_answer_sees_tool_results_as_a_note_not_as_call_history(demo_tools: DemoToolBox) -> None:
-    brain = ScriptedBrain([*[tool_call("add", a=1, b=2) for _ in range(3)], "It is 3."])
+    brain = ScriptedBrain([*[tool_call("add", a=1, b=2) for _ in range(2)], "It is 3."])
     engine = engine_with(brain, [demo_tools], system_prompt="You are Ada.")
 
     assert engine.continue_chat(user("1+2")).content == "It is 3."

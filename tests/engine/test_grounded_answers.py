@@ -25,10 +25,22 @@ def test_the_first_repeat_is_answered_with_the_earlier_result() -> None:
     assert engine.continue_chat(
         user("whats fifteen percent of two thousand three hundred fifty")
     ).content == ("It is 352.5.")
-    reminder = brain.calls[2].last.content
-    assert reminder.startswith("Not run again: this exact call already succeeded and returned:")
-    assert "352.5" in reminder  # the value is where the model looks last
+    last = brain.calls[2]
+    assert last.tools == []  # the repeat went straight to the answer, which offers no tools
+    assert "352.5" in last.last.content  # with the earlier result in front of the model
     brain.assert_complete()
+
+
+def test_the_echo_of_an_argument_is_no_result_an_answer_states() -> None:
+    """Heard on the spoken suite's tune half: "Fifteen percent of two thousand three hundred and
+    fifty is thirty-five twenty-five." The calculator's result repeats the expression, and its
+    15 and 2350 had counted as the answer stating the result."""
+    forced = "Fifteen percent of two thousand three hundred and fifty is thirty-five twenty-five."
+    brain = ScriptedBrain([PERCENT, PERCENT, forced])
+    answer = engine_with(brain, maths()).continue_chat(
+        user("whats fifteen percent of two thousand three hundred and fifty")
+    )
+    assert answer.content == f"{forced} The result was: 352.5."
 
 
 @pytest.mark.parametrize(
@@ -37,7 +49,7 @@ def test_the_first_repeat_is_answered_with_the_earlier_result() -> None:
         # mangled into words that do not say 352.5: the loop says the result
         (
             "It is thirty-five twenty-five.",
-            "It is thirty-five twenty-five. The result was: 15% of 2350; 352.5.",
+            "It is thirty-five twenty-five. The result was: 352.5.",
         ),
         # said in words that do say it: left alone
         ("It is three hundred fifty-two point five.", "It is three hundred fifty-two point five."),
@@ -45,7 +57,7 @@ def test_the_first_repeat_is_answered_with_the_earlier_result() -> None:
     ],
 )
 def test_a_forced_answer_states_the_result(forced: str, expected: str) -> None:
-    brain = ScriptedBrain([PERCENT, PERCENT, PERCENT, forced])
+    brain = ScriptedBrain([PERCENT, PERCENT, forced])
     engine = engine_with(brain, maths())
     assert engine.continue_chat(user("15% of 2350?")).content == expected
     assert brain.calls[-1].tools == []  # it was the forced answer
@@ -56,7 +68,7 @@ def test_in_another_language_the_number_in_words_is_read_in_that_language() -> N
     brain = ScriptedBrain(
         [
             tool_call("evaluate_expression", expression="2*21"),
-            *[tool_call("evaluate_expression", expression="2*21") for _ in range(2)],
+            tool_call("evaluate_expression", expression="2*21"),
             "Son cuarenta y dos.",
         ]
     )
@@ -70,7 +82,7 @@ def test_an_answer_that_needs_no_number_is_not_given_an_unrelated_result() -> No
     result appended ("William Shakespeare wrote Romeo and Juliet. The result was: 2026-12-01...")."""
     clock = find_toolbox_plugins()["ovos-clock-tools"](config={"timezone": "UTC"})
     now = tool_call("get_current_datetime", timezone="UTC")
-    brain = ScriptedBrain([now, now, now, "William Shakespeare wrote Romeo and Juliet."])
+    brain = ScriptedBrain([now, now, "William Shakespeare wrote Romeo and Juliet."])
     engine = engine_with(brain, [clock])
     answer = engine.continue_chat(user("who wrote romeo and juliet"))
     assert answer.content == "William Shakespeare wrote Romeo and Juliet."
@@ -82,7 +94,7 @@ def test_a_subtraction_said_in_words_is_no_contradiction() -> None:
     brain = ScriptedBrain(
         [
             tool_call("evaluate_expression", expression="7 - 12"),
-            *[tool_call("evaluate_expression", expression="7 - 12") for _ in range(2)],
+            tool_call("evaluate_expression", expression="7 - 12"),
             "Seven minus twelve equals negative five.",
         ]
     )
@@ -95,7 +107,7 @@ def test_a_wrong_number_in_digits_is_still_a_contradiction() -> None:
     brain = ScriptedBrain(
         [
             tool_call("evaluate_expression", expression="7 - 12"),
-            *[tool_call("evaluate_expression", expression="7 - 12") for _ in range(2)],
+            tool_call("evaluate_expression", expression="7 - 12"),
             "Seven minus twelve is 19.",
         ]
     )
@@ -115,7 +127,7 @@ def test_one_call_with_a_whole_number_as_float_is_the_same_call() -> None:
     )
     answer = engine_with(brain, maths()).continue_chat(user("how many pounds is ten kilograms"))
     assert answer.content == "It is 22.05 pounds."
-    assert brain.calls[2].last.content.startswith("Not run again")
+    assert brain.calls[2].tools == []  # recognized as the call just made: the answer, no tools
     brain.assert_complete()
 
 
@@ -139,7 +151,7 @@ def test_a_result_that_only_says_done_is_no_value_to_state() -> None:
             return [AgentTool("move", "Move a car.", Args, Done, lambda a: Done(status="done"))]
 
     move = tool_call("move", speed=20)
-    brain = ScriptedBrain([move, move, move, "The displacement of the car is 100 meters."])
+    brain = ScriptedBrain([move, move, "The displacement of the car is 100 meters."])
     answer = engine_with(brain, [Stub()]).continue_chat(user("how far does it go at 20 m/s in 5 s"))
     assert answer.content == "The displacement of the car is 100 meters."
     brain.assert_complete()

@@ -70,7 +70,7 @@ def test_a_forced_answer_with_a_placeholder_says_it_could_not_find_out(boxes: li
     """From the spoken suite: the clock called three times for a user name, then the forced answer
     "Your user name on this computer is [YourUsername]."."""
     now = tool_call("get_current_datetime", timezone="UTC")
-    brain = ScriptedBrain([now, now, now, "Your user name on this computer is [YourUsername]."])
+    brain = ScriptedBrain([now, now, "Your user name on this computer is [YourUsername]."])
     answer = engine_with(brain, boxes).continue_chat(user("whats my user name on this computer"))
     assert brain.calls[-1].tools == []  # it was the forced answer
     assert answer.content == "I'm sorry, I could not find that out."

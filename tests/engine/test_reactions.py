@@ -160,7 +160,8 @@ def test_outcomes_are_kept_beside_their_tool_messages(tmp_path: Path) -> None:
     brain = ScriptedBrain(
         [
             tool_call("evaluate_expression", expression="2+2"),
-            tool_call("evaluate_expression", expression="2+2"),  # repeated: not run again
+            tool_call("evaluate_expression", expression="3+3"),
+            tool_call("evaluate_expression", expression="2+2"),  # an earlier call: not run again
             tool_call("no_such_tool"),
             "It is 4.",
         ]
@@ -169,8 +170,8 @@ def test_outcomes_are_kept_beside_their_tool_messages(tmp_path: Path) -> None:
     engine.add_step_listener(events.append)
     engine.continue_chat(user("What is 2+2?"))
     results = [e for e in events if e.kind == "tool_result"]
-    assert [e.data["ok"] for e in results] == [True, False]  # the reminder runs nothing
-    third = brain.calls[3].messages[-1]
+    assert [e.data["ok"] for e in results] == [True, True, False]  # the reminder runs nothing
+    third = brain.calls[4].messages[-1]
     assert third.role == MessageRole.TOOL and third.content.startswith("Error: there is no tool named")
 
 
@@ -192,7 +193,8 @@ def test_decisions_do_not_depend_on_the_wording_of_observations(monkeypatch: pyt
             tool_call("broken_status"),
             "",  # empty after a failure: the failure's text is not quoted as a result
             tool_call("service_status"),
-            tool_call("service_status"),  # a reminder, reworded
+            tool_call("broken_status"),  # fails again
+            tool_call("service_status"),  # an earlier result asked again: a reminder, reworded
             tool_call("service_status"),  # asked again: the forced answer
             "42 minutes.",
         ]
@@ -201,7 +203,7 @@ def test_decisions_do_not_depend_on_the_wording_of_observations(monkeypatch: pyt
     answer = engine.continue_chat(user("What is the status?"))
     assert answer.content == "42 minutes."
     assert "The result was" not in brain.calls[2].last.content
-    forced = brain.calls[5].last.content
+    forced = brain.calls[6].last.content
     assert "Same as above." not in forced  # a reminder holds no result, whatever it says
     assert "Error budget left: 42 minutes" in forced
     brain.assert_complete()

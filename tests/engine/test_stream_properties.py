@@ -79,9 +79,13 @@ def _react(a: int, b: int, style: int) -> str:
 
 
 @st.composite
-def call_replies(draw: st.DrawFn, native: bool) -> tuple[object, str]:
-    """A reply that calls ``add``, and the talk before the call (what the stream may say of it)."""
-    a, b = draw(numbers), draw(numbers)
+def call_replies(
+    draw: st.DrawFn, native: bool, a: int | None = None, b: int | None = None
+) -> tuple[object, str]:
+    """A reply that calls ``add`` (with ``a`` and ``b``, or numbers drawn), and the talk before
+    the call (what the stream may say of it)."""
+    a = draw(numbers) if a is None else a
+    b = draw(numbers) if b is None else b
     talk = draw(st.one_of(st.just(""), prose))
     kinds = ["json", "react", "syntax"]
     kind = draw(st.sampled_from([*kinds, "native"] if native else kinds))
@@ -142,8 +146,10 @@ def scripts(draw: st.DrawFn, native: bool) -> tuple[list[object], str, str]:
     """A script (calls, then an answer) with each text reply in random chunks; the expected stream."""
     script: list[object] = []
     talks: list[str] = []
-    for _ in range(draw(st.integers(0, 2))):
-        reply, talk = draw(call_replies(native))
+    # distinct calls: asking again for the result just given goes to the forced answer, whose
+    # grounding is tested in test_grounded_answers.py
+    for a, b in draw(st.lists(st.tuples(numbers, numbers), max_size=2, unique=True)):
+        reply, talk = draw(call_replies(native, a, b))
         script.append(reply)
         talks.append(talk)
     reply, talk, answer = draw(answer_replies())

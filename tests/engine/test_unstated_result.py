@@ -52,9 +52,7 @@ def test_a_narrated_result_is_sent_back_once(
     nudge = brain.calls[2].last
     assert nudge.role == MessageRole.USER
     # the values quoted: asked only to give them, the bundled model repeated its narration
-    assert nudge.content.startswith(
-        "Your reply does not say what the result is. The result was: 15% of 240; 36"
-    )
+    assert nudge.content.startswith("Your reply does not say what the result is. The result was: 36")
     assert brain.calls[2].messages[-2].content == narration  # the model sees what it said
     brain.assert_complete()
 

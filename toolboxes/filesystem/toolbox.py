@@ -70,7 +70,11 @@ class ReadFileOutput(ToolOutput):
     next_offset: int | None = Field(
         description="Byte position to continue from; null at the end of the file."
     )
-    size_bytes: int = Field(description="Size of the whole file in bytes.")
+    # Only when content is part of the file: beside a whole six-line list, its 37 bytes were
+    # answered as "37 items" (spoken suite, tune half).
+    size_bytes: int | None = Field(
+        None, description="Size of the whole file in bytes, when content is only part of it."
+    )
     truncated: bool = Field(description="True when the file goes on after this content.")
     # Small models count lines wrong (a six-item shopping list read as "37 items"): counted here.
     line_count: int = Field(
@@ -247,7 +251,7 @@ class FileSystemToolBox(BundledToolBox):
             content=text,
             offset=chunk.offset,
             next_offset=chunk.end if more else None,
-            size_bytes=chunk.size,
+            size_bytes=chunk.size if more or chunk.offset else None,
             truncated=more,
             line_count=sum(1 for line in text.splitlines() if line.strip()),
             note="; ".join(notes),
