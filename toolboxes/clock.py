@@ -302,6 +302,7 @@ class DaysBetweenOutput(ToolOutput):
     days: int = Field(description="end_date minus start_date in days; negative when end_date is earlier.")
     weeks: int = Field(description="Whole weeks in that span.")
     extra_days: int = Field(description="Days left over after the whole weeks.")
+    note: str = Field("", description="Another reading of the dates, when one is likely meant.")
 
 
 def _spoken_count(value: Any) -> Any:
@@ -446,6 +447,28 @@ class ClockToolBox(BundledToolBox):
             days=days,
             weeks=sign * weeks,
             extra_days=sign * extra,
+            note=self._this_years_date(start, end),
+        )
+
+    def _this_years_date(self, start: CalendarDate, end: CalendarDate) -> str:
+        """The count to this year's date, beside a count from a past year's date to today.
+
+        Asked "how many days until christmas", the bundled model called days_between with
+        ``2023-12-25`` (its training year) and ``today``, and answered "1072 days until Christmas"
+        on both templates (spoken suite, tune half). The same call also asks "how many days since
+        Christmas 2023", so the count stands and this year's is given beside it."""
+        today = self._now().date()
+        if end != today or start.year >= today.year:
+            return ""
+        try:
+            this_year = start.replace(year=today.year)
+        except ValueError:  # February 29
+            return ""
+        if this_year < today:
+            return ""
+        return (
+            f"{start.isoformat()} is {(today - start).days} days before today; if this year's date was "
+            f"meant, {this_year.isoformat()} is {(this_year - today).days} days from today"
         )
 
     def add_to_date(self, args: AddToDateArgs) -> DateInfo:

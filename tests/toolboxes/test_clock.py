@@ -129,6 +129,24 @@ def test_days_from_today_to_an_earlier_year_are_refused_with_the_call_to_make(tb
     assert run(tb, "days_between", start_date="today", end_date=f"{today.year + 1}-01-01").days > 0
 
 
+def test_days_from_a_past_years_date_to_today_say_this_years_count_beside(tb: ToolBox) -> None:
+    """Asked "how many days until christmas", the bundled model sent start_date 2023-12-25 (its
+    training year) and end_date today, and said "1072 days until Christmas" on both templates. The
+    count stands (the same call asks the days since Christmas 2023); this year's is named beside."""
+    today = datetime.now(ZoneInfo("Europe/Lisbon")).date()
+    ahead = today + timedelta(days=1) if (today.month, today.day) != (12, 31) else today
+    past = ahead.replace(year=ahead.year - 28)  # 28 years: the same calendar, leap days included
+    out = run(tb, "days_between", start_date=past.isoformat(), end_date="today")
+    assert out.days == (today - past).days  # the count as asked
+    expected = f"if this year's date was meant, {ahead.isoformat()} is {(ahead - today).days} days from today"
+    assert out.note.endswith(expected)
+    # this year's date has passed, or today is not one of the dates: no other reading
+    if (today.month, today.day) != (1, 1):
+        gone = (today - timedelta(days=1)).replace(year=today.year - 28)
+        assert run(tb, "days_between", start_date=gone.isoformat(), end_date="today").note == ""
+    assert run(tb, "days_between", start_date="2020-01-01", end_date="2021-12-31").note == ""
+
+
 def test_days_between(tb: ToolBox) -> None:
     out = run(tb, "days_between", start_date="2024-01-01", end_date="2024-12-25")
     assert (out.days, out.weeks, out.extra_days) == (359, 51, 2)

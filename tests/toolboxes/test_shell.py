@@ -160,3 +160,16 @@ def test_file_size_limit_applies(tmp_path: Path) -> None:
 def test_unknown_argument_is_rejected(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         make_shell(tmp_path).call_tool("run_command", {"command": "ls", "shell": True})
+
+
+def test_the_description_says_what_a_well_known_program_tells(tmp_path: Path) -> None:
+    """Asked "whats my user name on this computer" with whoami allowed, the bundled model called
+    the clock four times: the question's words were nowhere in run_command's description."""
+    box = make_shell(tmp_path, allowed_commands=["whoami", "hostname", "wc"])
+    description = box.tools["run_command"].description
+    assert "Allowed programs: whoami (your user name), hostname (this computer's name), wc." in description
+    assert (
+        make_shell(tmp_path, allowed_commands=["whoami"])
+        .call_tool("run_command", {"command": "whoami"})
+        .success
+    )
