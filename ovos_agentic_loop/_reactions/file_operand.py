@@ -1,5 +1,5 @@
-"""A file as an operand: a calculator call that names a file the turn has read, instead of its
-numbers.
+"""A file as an operand: a calculator call that names a file the turn has read (or a column of
+it: ``sum(expenses.amount)``), instead of its numbers.
 
 Asked "whats the average score in scores dot csv", the bundled model called the calculator
 with ``mean(scores.csv)``, was told to read the file first and write its numbers, read it, and
@@ -22,9 +22,10 @@ __all__ = ["MAX_LISTED_NUMBERS", "FileOperand"]
 #: Most numbers of a file listed back; a longer file is pointed to without them.
 MAX_LISTED_NUMBERS = 60
 
-# A file name inside an expression: a word, a dot, an extension that starts with a letter
-# (``scores.csv``, ``data/q1.txt``; never ``2.5``).
-_FILE_NAME = re.compile(r"(?<![\w.])[\w\-/]*\w\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+# A file name inside an expression: a word, a dot, a word that starts with a letter
+# (``scores.csv``, ``data/q1.txt``, ``expenses.amount``; never ``2.5``). Only a name that is a
+# file this turn read counts (``math.sqrt`` is none).
+_FILE_NAME = re.compile(r"(?<![\w.])[\w\-/]*\w\.[A-Za-z]\w*")
 
 
 class FileOperand:
@@ -41,29 +42,34 @@ class FileOperand:
             if call.name != calculator or not isinstance(expression, str):
                 continue
             for name in _FILE_NAME.findall(expression):
-                content = _read_content(view, reader, name)
-                if content is None:
+                read = _read_file(view, reader, name)
+                if read is None:
                     continue
+                path, content = read
                 found = field_numbers(content)
                 if not found or len(found) > MAX_LISTED_NUMBERS:
                     return None
                 return (
-                    f"Not run: {name} is a file name; {calculator} calculates only with numbers "
-                    f"written out. The numbers in {name} are: {', '.join(found)}. Call {calculator} "
-                    "again with the numbers the question needs written into the expression."
+                    f"Not run: {name} names the file {path}; {calculator} calculates only with "
+                    f"numbers written out. The numbers in {path} are: {', '.join(found)}. Call "
+                    f"{calculator} again with the numbers the question needs written into the expression."
                 )
         return None
 
 
-def _read_content(view: TurnView, reader: str, name: str) -> str | None:
-    """The content this turn read from the file called ``name`` (its path, or its last part)."""
+def _read_file(view: TurnView, reader: str, name: str) -> tuple[str, str] | None:
+    """The path and content of the file this turn read that ``name`` names: its path, its last
+    part (``scores.csv``), or its stem with a column after it (``expenses.amount``: written
+    like a table library's column, for expenses.csv)."""
+    wanted = name.rsplit("/", 1)[-1]
     for outcome in view.outcomes.values():
         output = outcome.output
         if not outcome.ok or outcome.call.name != reader or not isinstance(output, dict):
             continue
         arguments = outcome.call.arguments if isinstance(outcome.call.arguments, dict) else {}
         path = str(output.get("path") or arguments.get("path") or "")
-        if path == name or path.rsplit("/", 1)[-1] == name.rsplit("/", 1)[-1]:
-            content = output.get("content")
-            return content if isinstance(content, str) else None
+        last = path.rsplit("/", 1)[-1]
+        content = output.get("content")
+        if isinstance(content, str) and (wanted == last or wanted.split(".")[0] == last.split(".")[0]):
+            return path, content
     return None
