@@ -284,10 +284,10 @@ class Turn:
                 # model had (told to, the bundled model says it will, or that it cannot).
                 self._emit("notice", message=f"the answer does not stand ({why}); making the call")
                 made = ParsedReply(calls=[ParsedCall(name, arguments)], kept_text="")
-                return self._decide_calls(AgentMessage(MessageRole.ASSISTANT, ""), made)
+                return self._decide_calls(AgentMessage(MessageRole.ASSISTANT, ""), made, by_loop=True)
         raise AssertionError(f"unknown reaction response {response!r}")
 
-    def _decide_calls(self, reply: AgentMessage, parsed: ParsedReply) -> Decision:
+    def _decide_calls(self, reply: AgentMessage, parsed: ParsedReply, *, by_loop: bool = False) -> Decision:
         toolset = self.setup.toolset
         calls = self._as_tool_calls(reply, parsed)
         caller_calls = [c for c in calls if c.name in toolset.caller_names]
@@ -303,7 +303,7 @@ class Turn:
         held = self.reactions.check_calls(self.view(), own_calls)
         if held is not None:
             return Recheck(own_calls, held, text)
-        repeated = self.history.decide(own_calls, text)
+        repeated = self.history.decide(own_calls, text, by_loop=by_loop)
         if repeated is not None:
             return repeated
         return self._held(own_calls) or RunCalls(own_calls, text)

@@ -54,13 +54,17 @@ class CallHistory:
     reminded: bool = False  # a repeat of a succeeded call was already answered with a reminder
     latest: frozenset[str] = frozenset()  # the signatures of the latest reply's calls
 
-    def decide(self, calls: list[ToolCall], text: str) -> Remind | ForceAnswer | None:
-        """What to do with the persona's ``calls`` of a reply: remind, end the turn, or run (None)."""
+    def decide(
+        self, calls: list[ToolCall], text: str, *, by_loop: bool = False
+    ) -> Remind | ForceAnswer | None:
+        """What to do with the persona's ``calls`` of a reply: remind, end the turn, or run (None).
+        ``by_loop``: the loop makes these calls itself (a reaction's call); the model asking for
+        them next is its first asking (it agreed with the read the loop made for it)."""
         if not calls:
             return None
         asked = frozenset(signature(c) for c in calls)
         just_given = asked <= self.latest
-        self.latest = asked
+        self.latest = frozenset() if by_loop else asked
         if all(key in self.succeeded for key in asked):
             if just_given:
                 return ForceAnswer("repetition", notice="the model asked again for the results it just got")

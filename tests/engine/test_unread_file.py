@@ -48,6 +48,27 @@ def test_an_answer_without_reading_the_named_file_gets_the_file_read(boxes: list
     brain.assert_complete()
 
 
+def test_asking_for_the_read_the_loop_made_is_no_repeat_that_ends_the_turn(boxes: list[ToolBox]) -> None:
+    """Stock template, spoken tune half: after the loop read scores.csv for it, the model asked
+    for that same read; taken as asking again for what it was just given, the turn went to its
+    answer and said the earlier wrong result (3.75). The loop's own call is the model's first."""
+    read = tool_call("read_file", path="notes.txt")
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="15% of 80"),
+            "15% of the budget is 12.",
+            read,  # the same read the loop made: reminded, not ended
+            tool_call("evaluate_expression", expression="15% of 4200"),
+            "15% of the budget is 630.",
+        ]
+    )
+    answer = engine_with(brain, boxes).continue_chat(user(QUESTION))
+    assert answer.content == "15% of the budget is 630."
+    assert brain.calls[3].last.content.startswith("Not run again: this exact call already succeeded")
+    assert brain.calls[-1].tools  # an ordinary answer, not the forced one
+    brain.assert_complete()
+
+
 @pytest.mark.parametrize(
     "script",
     [
