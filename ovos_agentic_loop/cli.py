@@ -100,10 +100,18 @@ def _read_question(out: TextIO) -> str:
         sys.stdout = saved
 
 
-def cmd_chat(args: argparse.Namespace) -> int:
-    from ovos_agentic_loop.personas import build_engine, find_persona
+def _persona(args: argparse.Namespace) -> Any:
+    """The persona ``args`` name, its brain pointed at ``--model-url`` when one is given."""
+    from ovos_agentic_loop.personas import find_persona, with_model_url
 
-    engine = build_engine(find_persona(args.persona))
+    persona = find_persona(args.persona)
+    return with_model_url(persona, args.model_url) if args.model_url else persona
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from ovos_agentic_loop.personas import build_engine
+
+    engine = build_engine(_persona(args))
     try:
         return _chat(engine, args)
     finally:
@@ -173,9 +181,8 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from ovos_agentic_loop._doctor import run_doctor
-    from ovos_agentic_loop.personas import find_persona
 
-    return run_doctor(find_persona(args.persona), out=args.out)
+    return run_doctor(_persona(args), out=args.out)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -210,6 +217,12 @@ def _parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="check a persona: plugins, server, tool calls, toolboxes")
     doctor.add_argument("persona")
     doctor.set_defaults(func=cmd_doctor)
+    for command in (chat, doctor):
+        command.add_argument(
+            "--model-url",
+            metavar="URL",
+            help="the model server the persona's brain asks (its api_url), e.g. http://127.0.0.1:8097/v1",
+        )
     return parser
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "loop_class",
     "loop_plan",
     "shipped_personas",
+    "with_model_url",
 ]
 
 #: Where the repository folder ``personas/`` is installed (pyproject ``package-dir``).
@@ -253,6 +254,27 @@ def loop_plan(
         section = core_section(section)
     settings = parse_config(section, engine_name=handler, default_mode=default_mode)
     return LoopPlan.from_settings(handler, settings, persona)
+
+
+def with_model_url(persona: Persona, url: str) -> Persona:
+    """``persona`` with its first handler's brain pointed at ``url`` (its section's ``api_url``):
+    the shipped personas ask 127.0.0.1:8091, and a server started on another port is reached by
+    ``chat --model-url`` without copying and editing the JSON."""
+    import copy
+
+    data = copy.deepcopy(persona.data)
+    section = data.get(persona.handler)
+    brain = section.get("brain") if isinstance(section, dict) else None
+    if not isinstance(section, dict) or not isinstance(brain, str) or not brain:
+        raise PersonaError(
+            f"{persona.source}: --model-url needs a brain to point at it, and handler "
+            f'{persona.handler!r} names none (set "brain" in its section)'
+        )
+    brain_section = section.setdefault(brain, {})
+    if not isinstance(brain_section, dict):
+        raise PersonaError(f"{persona.source}: the {brain!r} section is not a JSON object")
+    brain_section["api_url"] = url
+    return Persona(persona.source, data)
 
 
 def build_engine(persona: Persona) -> Any:

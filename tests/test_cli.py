@@ -178,6 +178,26 @@ def test_stdout_carries_only_the_answer(server: FakeOpenAIServer, tmp_path: Path
     assert "→ evaluate_expression" in done.stderr
 
 
+def test_model_url_points_the_personas_brain_at_another_server(
+    server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`PORT=8097 scripts/demo` started the server on 8097 and the shipped persona asked 8091."""
+    server.replies.append(answer("Hello from the other port."))
+    path = write_persona(tmp_path, loop_persona("http://127.0.0.1:9/v1"))  # nothing listens on 9
+    assert main(["chat", str(path), "hi", "--model-url", server.url]) == 0
+    assert capsys.readouterr().out.strip().endswith("Hello from the other port.")
+    assert json.loads(path.read_text())["ovos-react-loop"]["ovos-openai-brain"]["api_url"].endswith(":9/v1")
+
+
+def test_model_url_without_a_brain_to_point_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    persona = {"name": "T", "handlers": ["ovos-react-loop"], "ovos-react-loop": {"toolboxes": []}}
+    path = write_persona(tmp_path, persona)
+    assert main(["chat", str(path), "hi", "--model-url", "http://127.0.0.1:8097/v1"]) == 2
+    assert "--model-url needs a brain to point at it" in capsys.readouterr().err
+
+
 # -- doctor ----------------------------------------------------------------------------
 def test_doctor_all_good(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
