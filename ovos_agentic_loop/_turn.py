@@ -67,7 +67,6 @@ from ovos_agentic_loop._protocol import (
 from ovos_agentic_loop._reactions.placeholder import placeholder_in
 from ovos_agentic_loop._reactions.repeats import CallHistory, signature
 from ovos_agentic_loop._reactions.table import Reactions
-from ovos_agentic_loop._reactions.text import known_numbers
 from ovos_agentic_loop._reactions.unstated import ResultValues, unstated_message
 from ovos_agentic_loop._reactions.view import TurnView, latest_values
 from ovos_agentic_loop._selection import FIND_TOOLS, Shortlist, shortlist
@@ -500,7 +499,8 @@ class Turn:
         mangled value), gets the latest results said plainly: the user hears the result, not a
         guess or only an apology. An answer without numbers ("Shakespeare wrote it.") stands; one
         with a slot where its value belongs ("[YourUsername]") is an honest "could not find out"."""
-        texts = latest_values(self.view())
+        view = self.view()
+        texts = latest_values(view)
         values = ResultValues.of(texts)
         if placeholder_in(answer):
             self._emit("notice", message="the forced answer holds a placeholder for its value")
@@ -510,7 +510,7 @@ class Turn:
                 out_of_steps(self.setup.config.max_iterations) if reason == "max_iterations" else NO_ANSWER
             )
             return apology if values is None else f"{apology} {plain_result(texts)}"
-        if values is not None and values.contradicted_by(answer, known_numbers(self.transcript), self.lang):
+        if values is not None and values.contradicted_by(answer, view.known_numbers, self.lang):
             self._emit("notice", message="the forced answer contradicts the results; the loop says them")
             return f"{answer} {plain_result(texts)}"
         return answer

@@ -12,7 +12,7 @@ import re
 
 from ovos_agentic_loop._decisions import Nudge, Response
 from ovos_agentic_loop._reactions.base import Reaction
-from ovos_agentic_loop._reactions.text import call_format, grounded, known_numbers, numbers
+from ovos_agentic_loop._reactions.text import call_format, grounded, numbers
 from ovos_agentic_loop._reactions.view import TurnView
 
 __all__ = ["HeadArithmetic"]
@@ -44,7 +44,7 @@ class HeadArithmetic(Reaction):
     def applies(self, view: TurnView) -> Response | None:
         if not self.may_apply(view):
             return None
-        known = known_numbers(view.transcript)
+        known = view.known_numbers
         for number in numbers(_LIST_MARKER.sub("", view.answer)):
             if not grounded(number, known):
                 how = call_format(view.text_mode)

@@ -21,7 +21,7 @@ import re
 
 from ovos_plugin_manager.templates.agents import MessageRole, ToolCall
 
-from ovos_agentic_loop._reactions.text import grounded, in_digits, known_numbers, numbers
+from ovos_agentic_loop._reactions.text import grounded, in_digits, numbers
 from ovos_agentic_loop._reactions.view import TurnView
 
 __all__ = ["UnsaidOperands", "said_numbers"]
@@ -33,7 +33,7 @@ _POWER_OF_TEN = re.compile(r"^1(?:0+)?(?:\.0+)?$")
 
 def said_numbers(view: TurnView) -> set[float]:
     """Every number of the conversation: as written, and said in words in the turn's language."""
-    known = known_numbers(view.transcript)
+    known = set(view.known_numbers)
     lang = (view.lang or "en").split("-")[0].split("_")[0].lower()
     for message in view.transcript:
         if message.role in (MessageRole.USER, MessageRole.ASSISTANT) and message.content:

@@ -7,10 +7,9 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+from ovos_plugin_manager.templates.agents import AgentMessage
 
 from ovos_agentic_loop._log import ovos_logger
-from ovos_agentic_loop._values import leaves
 
 __all__ = ["call_format", "field_numbers", "grounded", "in_digits", "known_numbers", "numbers"]
 
@@ -36,34 +35,25 @@ def grounded(number: str, known: Iterable[float]) -> bool:
     return any(abs(k - value) < 1e-9 or round(k, decimals) == value for k in known)
 
 
-def known_numbers(transcript: Iterable[AgentMessage]) -> set[float]:
-    """Every number the conversation holds: its messages and the arguments of its calls."""
+def known_numbers(transcript: Iterable[AgentMessage], results: Iterable[str] = ()) -> set[float]:
+    """Every number the conversation holds: its messages and the arguments of its calls; and the
+    numbers of the tool results' values (``results``, read field by field: see ``field_numbers``)."""
     known: set[float] = set()
     for message in transcript:
         texts = [message.content or ""]
         texts += [json.dumps(c.arguments, default=str) for c in message.tool_calls or []]
-        if message.role == MessageRole.TOOL:
-            texts += _fields(message.content or "")
         for text in texts:
             known.update(float(n) for n in numbers(text))
+    known.update(float(n) for value in results for n in field_numbers(value))
     return known
-
-
-def _fields(result: str) -> list[str]:
-    """A tool result's values split at commas, semicolons and tabs: a CSV file's numbers
-    ("ana,72") are no thousands ("1,065"), and were not read as numbers the user can mean."""
-    try:
-        parsed = json.loads(result)
-    except ValueError:
-        parsed = result
-    return [f for leaf in leaves(parsed) for f in _SEPARATORS.split(leaf)]
 
 
 _SEPARATORS = re.compile(r"[,;\t\n]")
 
 
 def field_numbers(text: str) -> list[str]:
-    """The numbers of a table or list (``text`` split at commas, semicolons, tabs, lines)."""
+    """The numbers of a table or list (``text`` split at commas, semicolons, tabs, lines): a CSV
+    file's numbers ("ana,72") are no thousands ("1,065"), and were not read in prose."""
     return [n for field in _SEPARATORS.split(text) for n in numbers(field)]
 
 

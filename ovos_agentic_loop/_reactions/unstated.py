@@ -7,6 +7,7 @@ The loop asks for the answer with the result, quoted.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from ovos_agentic_loop._decisions import Nudge, Response
@@ -71,7 +72,7 @@ class ResultValues:
         }
         return cls(frozenset(values), frozenset(words)) if values or words else None
 
-    def contradicted_by(self, answer: str, known: set[float], lang: str | None = None) -> bool:
+    def contradicted_by(self, answer: str, known: AbstractSet[float], lang: str | None = None) -> bool:
         """``answer`` states none of these values but holds a number the conversation does not
         (``known``): a wrong or mangled result ("It is 12.", "thirty-five twenty-five"), not an
         answer that simply needed no number ("William Shakespeare wrote it.")."""

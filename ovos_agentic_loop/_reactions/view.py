@@ -16,6 +16,7 @@ from typing import Any, TypeVar, cast
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop._observations import ToolOutcome
+from ovos_agentic_loop._reactions.text import known_numbers
 from ovos_agentic_loop._toolset import ToolSet
 from ovos_agentic_loop._values import leaves
 
@@ -81,6 +82,17 @@ class TurnView:
             (t.name for t in self.tools.tools if t.required == ["path"] and "read" in t.name),
             None,
         )
+
+    @cached_property
+    def known_numbers(self) -> frozenset[float]:
+        """Every number of the conversation (``text.known_numbers``), its tool results read from
+        their typed outcomes, a caller's tool's from its JSON."""
+        results: list[str] = []
+        for at, message in enumerate(self.transcript):
+            if message.role == MessageRole.TOOL:
+                outcome = self.outcomes.get(at)
+                results += outcome.values() if outcome is not None else _caller_values(message.content or "")
+        return frozenset(known_numbers(self.transcript, results))
 
     def with_answer(self, answer: str) -> TurnView:
         return TurnView(self.tools, self.transcript, self.outcomes, self.text_mode, answer, self.lang)
