@@ -20,6 +20,7 @@ as ``cls(config=persona[handler])``: there the loop sees only its own section, a
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -260,8 +261,6 @@ def with_model_url(persona: Persona, url: str) -> Persona:
     """``persona`` with its first handler's brain pointed at ``url`` (its section's ``api_url``):
     the shipped personas ask 127.0.0.1:8091, and a server started on another port is reached by
     ``chat --model-url`` without copying and editing the JSON."""
-    import copy
-
     data = copy.deepcopy(persona.data)
     section = data.get(persona.handler)
     brain = section.get("brain") if isinstance(section, dict) else None

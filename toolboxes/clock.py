@@ -437,7 +437,8 @@ class ClockToolBox(BundledToolBox):
 
     def days_between(self, args: DaysBetweenArgs) -> DaysBetweenOutput:
         start, end = self._date(args.start_date), self._date(args.end_date)
-        self._check_stale_year(start, end)
+        today = self._now().date()
+        self._check_stale_year(start, end, today)
         days = (end - start).days
         weeks, extra = divmod(abs(days), 7)
         sign = -1 if days < 0 else 1
@@ -447,28 +448,7 @@ class ClockToolBox(BundledToolBox):
             days=days,
             weeks=sign * weeks,
             extra_days=sign * extra,
-            note=self._this_years_date(start, end),
-        )
-
-    def _this_years_date(self, start: CalendarDate, end: CalendarDate) -> str:
-        """The count to this year's date, beside a count from a past year's date to today.
-
-        Asked "how many days until christmas", the bundled model called days_between with
-        ``2023-12-25`` (its training year) and ``today``, and answered "1072 days until Christmas"
-        on both templates (spoken suite, tune half). The same call also asks "how many days since
-        Christmas 2023", so the count stands and this year's is given beside it."""
-        today = self._now().date()
-        if end != today or start.year >= today.year:
-            return ""
-        try:
-            this_year = start.replace(year=today.year)
-        except ValueError:  # February 29
-            return ""
-        if this_year < today:
-            return ""
-        return (
-            f"{start.isoformat()} is {(today - start).days} days before today; if this year's date was "
-            f"meant, {this_year.isoformat()} is {(this_year - today).days} days from today"
+            note=_this_years_date(start, end, today),
         )
 
     def add_to_date(self, args: AddToDateArgs) -> DateInfo:
@@ -504,14 +484,13 @@ class ClockToolBox(BundledToolBox):
     def _now(self, zone_text: str | None = None) -> datetime:
         return datetime.now(self._zone(zone_text))
 
-    def _check_stale_year(self, start: CalendarDate, end: CalendarDate) -> None:
+    def _check_stale_year(self, start: CalendarDate, end: CalendarDate, today: CalendarDate) -> None:
         """Counting from today to a date in an earlier year is refused, with the call to make.
 
         A model counting the days "left until December 31" writes the year it was trained in.
         Given the count (negative) with a note, the bundled model said "-1066 days left"; an error
         that names this year's date is what it acts on. Counting the days since a past date (it
         as start_date, today as end_date) is not touched."""
-        today = self._now().date()
         if start != today or end.year >= today.year:
             return
         # The likely fix comes first and whole; the other only as "swap the dates": offered
@@ -631,3 +610,24 @@ def _read_clock_time(text: str, today: datetime) -> datetime | None:
             continue
         return datetime.combine(today.date(), parsed.time())
     return None
+
+
+def _this_years_date(start: CalendarDate, end: CalendarDate, today: CalendarDate) -> str:
+    """The count to this year's date, beside a count from a past year's date to today.
+
+    Asked "how many days until christmas", the bundled model called days_between with
+    ``2023-12-25`` (its training year) and ``today``, and answered "1072 days until Christmas"
+    on both templates (spoken suite, tune half). The same call also asks "how many days since
+    Christmas 2023", so the count stands and this year's is given beside it."""
+    if end != today or start.year >= today.year:
+        return ""
+    try:
+        this_year = start.replace(year=today.year)
+    except ValueError:  # February 29
+        return ""
+    if this_year < today:
+        return ""
+    return (
+        f"{start.isoformat()} is {(today - start).days} days before today; if this year's date was "
+        f"meant, {this_year.isoformat()} is {(this_year - today).days} days from today"
+    )

@@ -48,7 +48,7 @@ class FileOperand:
                 path, content = read
                 found = field_numbers(content)
                 if not found or len(found) > MAX_LISTED_NUMBERS:
-                    return None
+                    continue  # nothing, or too much, to list: the calculator's own error stands
                 return (
                     f"Not run: {name} names the file {path}; {calculator} calculates only with "
                     f"numbers written out. The numbers in {path} are: {', '.join(found)}. Call "
