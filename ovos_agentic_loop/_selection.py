@@ -55,11 +55,14 @@ CONTEXT_MESSAGES = 4
 #: has "what" and "how"): "whats the time" must not match every argument described "what to say".
 SPOKEN_FILLERS = ("whats", "many", "much", "please", "tell", "hey", "okay", "ok", "give", "want", "need")
 
+#: Worded to claim nothing about the listed tools: "only the tools that seem to fit the question
+#: are offered" (the first wording) told the bundled model that a listed tool fits, and it answered
+#: "what is the chemical symbol for gold" by reading files (spoken suite, issue 24).
 FIND_TOOLS_SPEC = ToolSpec(
     name=FIND_TOOLS,
-    description="Find more tools. Only the tools that seem to fit the question are offered; when "
-    "none of them can do what is needed, describe the task in a few words and the best matching "
-    "tools are offered from then on.",
+    description="Look up installed tools that are not in this list, by what they must do. Use it "
+    "only when no tool listed here can do what the user asked; the tools found are listed from "
+    "then on.",
     parameters={
         "type": "object",
         "properties": {
@@ -91,23 +94,28 @@ def shortlist(config: LoopConfig, toolset: ToolSet, messages: Sequence[AgentMess
     ranked = index.rank(question, context, exclude=set(always) | kept)
     chosen = set(ranked[: config.max_offered_tools]) | kept
     rest = [name for name in toolset.names if name in chosen]  # the tool set's order: stable
-    return Shortlist(toolset=toolset, names=[*always, *rest], index=index)
+    return Shortlist(toolset=toolset, names=[*always, *rest], index=index, fixed=len(always))
 
 
 @dataclass
 class Shortlist:
-    """The tools one turn offers (per-turn state, held by the Turn): ``find_tools`` and ``names``."""
+    """The tools one turn offers (per-turn state, held by the Turn): ``names`` (the first ``fixed`` of
+    them the always-offered ones) and ``find_tools``."""
 
     toolset: ToolSet
     names: list[str]
     index: ToolIndex
+    fixed: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def tools(self) -> list[ToolSpec]:
-        """The offered tools in prompt order: ``find_tools`` after the always-offered ones would move
-        with their number, so it comes first; tools offered later come last (the prefix stays)."""
-        found = (self.toolset.get(name) for name in self.names)
-        return [FIND_TOOLS_SPEC, *(tool for tool in found if tool is not None)]
+        """The offered tools in prompt order: the always-offered ones, ``find_tools``, the ranked ones;
+        tools offered later come last. The first two parts are the same on every turn of a persona,
+        so llama-server's prompt cache keeps them; ``find_tools`` is not first, where a small model
+        reads it before the tools that answer the question."""
+        found = [tool for name in self.names if (tool := self.toolset.get(name)) is not None]
+        fixed = len([n for n in self.names[: self.fixed] if self.toolset.get(n) is not None])
+        return [*found[:fixed], FIND_TOOLS_SPEC, *found[fixed:]]
 
     def wire_specs(self) -> list[dict[str, Any]]:
         return [tool.wire() for tool in self.tools()]

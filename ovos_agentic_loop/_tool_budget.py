@@ -47,7 +47,7 @@ def tool_budget(config: LoopConfig, toolset: ToolSet) -> ToolBudget:
         return ToolBudget(len(toolset.tools), len(toolset.tools), False, _tokens(toolset.tools))
     always = [t for name in config.always_offered_tools if (t := toolset.get(name)) is not None]
     others = sorted((t for t in toolset.tools if t not in always), key=lambda t: -len(_json(t)))
-    offered = [FIND_TOOLS_SPEC, *always, *others[: config.max_offered_tools]]
+    offered = [*always, FIND_TOOLS_SPEC, *others[: config.max_offered_tools]]
     return ToolBudget(len(toolset.tools), len(offered), True, _tokens(offered))
 
 

@@ -140,7 +140,7 @@ def test_the_shortlist_holds_always_tools_first_then_ranked_and_called_ones_in_c
     assert "get_presence" in rest  # called earlier in the conversation
     assert {"turn_on_light", "close_cover"} <= set(rest)
     assert rest == [name for name in toolset.names if name in rest]  # the catalog's order
-    assert [t.name for t in chosen.tools()][:3] == [FIND_TOOLS, "add", "arm_alarm"]
+    assert [t.name for t in chosen.tools()][:3] == ["add", "arm_alarm", FIND_TOOLS]
 
 
 @pytest.mark.parametrize(
@@ -197,7 +197,7 @@ def test_over_the_threshold_the_model_is_offered_the_shortlist() -> None:
     engine.add_step_listener(events.append)
     assert engine.continue_chat(user("water the garden")).content == "Watering."
     offered = brain.calls[0].tool_names
-    assert offered[:2] == [FIND_TOOLS, "add"]
+    assert offered[:2] == ["add", FIND_TOOLS]
     assert "set_irrigation_zone" in offered
     assert len(offered) == 2 + 4
     assert "lock_door" not in offered
@@ -219,7 +219,7 @@ def test_always_offered_tools_stay_first_on_every_call_and_every_turn() -> None:
     engine.continue_chat(user("lock the front door"))
     engine.continue_chat(user("play some jazz music"))
     for call in brain.calls:
-        assert call.tool_names[:3] == [FIND_TOOLS, "get_presence", "add"]
+        assert call.tool_names[:3] == ["get_presence", "add", FIND_TOOLS]
     # the prefix llama-server caches: the same system prompt and the same first tools
     assert brain.calls[0].messages[0].content == brain.calls[2].messages[0].content
     assert brain.calls[0].tools[:3] == brain.calls[2].tools[:3]
