@@ -10,6 +10,14 @@ about 40 tokens a second), and a small model picks worse among many tools. Above
    weight, the conversation's last turns), plus the tools the conversation already called and
    the caller's own tools of this request, in the tool set's own order.
 
+A tool earns a ranked place with a word of the question that the always-offered tools do not
+already match: "what is four hundred and twenty plus nineteen percent" shares "percent" with the
+calculator (always offered) and with five light, fan and volume tools, and a shortlist holding
+them had the model set a light to 499 percent after its sum (spoken suite, figure 10). Words the
+always-offered tools match are left out of the ranking; a question left with no word ranks no
+tool, and its places go to the tool set's first tools (the persona's own toolboxes), as for any
+question no tool matches.
+
 Everything before the ranked tools is the same on every turn, and it is the start of the prompt
 (system prompt, then tools): llama-server's prompt cache keeps that prefix. A persona at or under
 the threshold gets :data:`None` from :func:`shortlist` and its requests are today's, byte for byte.
@@ -91,7 +99,8 @@ def shortlist(config: LoopConfig, toolset: ToolSet, messages: Sequence[AgentMess
         toolset.names
     )
     index = ToolIndex.of(toolset.tools)
-    ranked = index.rank(question, context, exclude=set(always) | kept)
+    covered = index.terms_of(always)
+    ranked = index.rank(question, context, exclude=set(always) | kept, ignore=covered)
     chosen = set(ranked[: config.max_offered_tools]) | kept
     rest = [name for name in toolset.names if name in chosen]  # the tool set's order: stable
     return Shortlist(toolset=toolset, names=[*always, *rest], index=index, fixed=len(always))
@@ -162,6 +171,11 @@ class ToolIndex:
         )
         self._bm25 = bm25s.BM25()
         self._bm25.index(corpus, show_progress=False)
+        vocabulary = {i: term for term, i in corpus.vocab.items()}
+        self._terms = {
+            name: frozenset(vocabulary[i] for i in ids)
+            for name, ids in zip(self._names, corpus.ids, strict=True)
+        }
 
     @staticmethod
     def of(tools: Sequence[ToolSpec]) -> ToolIndex:
@@ -169,17 +183,26 @@ class ToolIndex:
         set is rebuilt when a caller adds tools, or a toolbox changes its own)."""
         return _index_of(tuple(t.name for t in tools), tuple(_document(t) for t in tools))
 
-    def rank(self, question: str, context: str, *, exclude: set[str]) -> list[str]:
-        """Tool names, best first: BM25 on ``question`` plus half of it on ``context``; ties (and a
-        question no tool matches, e.g. in a language the descriptions are not in) keep the tool
-        set's order, which puts the persona's own toolboxes before what comes after them."""
-        scores = self._scores(question)
+    def terms_of(self, names: Iterable[str]) -> frozenset[str]:
+        """The (stemmed) words the documents of the tools ``names`` hold."""
+        return frozenset().union(*(self._terms.get(name, frozenset()) for name in names))
+
+    def rank(
+        self, question: str, context: str, *, exclude: set[str], ignore: frozenset[str] = frozenset()
+    ) -> list[str]:
+        """Tool names, best first: BM25 on ``question`` plus half of it on ``context``, leaving out the
+        words of ``ignore``; ties (and a question no tool matches, e.g. in a language the
+        descriptions are not in) keep the tool set's order, which puts the persona's own toolboxes
+        before what comes after them."""
+        scores = self._scores(question, ignore)
         if context.strip():
-            scores = [s + CONTEXT_WEIGHT * c for s, c in zip(scores, self._scores(context), strict=True)]
+            scores = [
+                s + CONTEXT_WEIGHT * c for s, c in zip(scores, self._scores(context, ignore), strict=True)
+            ]
         order = sorted(range(len(self._names)), key=lambda i: -scores[i])
         return [self._names[i] for i in order if self._names[i] not in exclude]
 
-    def _scores(self, text: str) -> list[float]:
+    def _scores(self, text: str, ignore: frozenset[str] = frozenset()) -> list[float]:
         import bm25s
 
         (tokens,) = bm25s.tokenize(
@@ -189,6 +212,7 @@ class ToolIndex:
             return_ids=False,
             show_progress=False,
         )
+        tokens = [token for token in tokens if token not in ignore]
         if not tokens:
             return [0.0] * len(self._names)
         return [float(s) for s in self._bm25.get_scores(tokens)]

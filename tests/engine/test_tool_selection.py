@@ -111,6 +111,30 @@ def test_a_question_no_tool_matches_keeps_the_tool_sets_order() -> None:
     assert ranked == toolset.names
 
 
+def test_a_word_the_always_offered_tools_match_ranks_no_other_tool() -> None:
+    # What figure 10 found: "percent" matched five device tools as well as the calculator (always
+    # offered), and the model set a light to the sum it had just worked out.
+    catalog = [
+        ("calculate", "Calculate arithmetic. Percent: '15% of 80', '200 + 10%'."),
+        *HOME,
+        ("set_light_brightness", "Set the brightness of a light in percent."),
+        ("set_fan_speed", "Set a fan's speed in percent."),
+    ]
+    toolset = PersonaTools([HomeToolBox(catalog)], engine_name="t").current()
+    cfg = config(max_offered_tools=3, always_offered_tools=["calculate"])
+    sum_question = shortlist(cfg, toolset, [AgentMessage(MessageRole.USER, "what is 420 plus 19 percent")])
+    assert sum_question is not None
+    assert not {"set_light_brightness", "set_fan_speed"} & set(sum_question.names)
+    # its places go to the tool set's first tools, as for a question no tool matches
+    assert sum_question.names == ["calculate", "turn_on_light", "turn_off_light", "set_thermostat_temperature"]
+    # a word of its own still ranks a device tool, and "percent" adds to its score as before
+    dim = shortlist(cfg, toolset, [AgentMessage(MessageRole.USER, "dim the light brightness to 40 percent")])
+    assert dim is not None and "set_light_brightness" in dim.names
+    # without always-offered tools every word ranks
+    plain = shortlist(config(max_offered_tools=3), toolset, [AgentMessage(MessageRole.USER, "19 percent")])
+    assert plain is not None and {"set_light_brightness", "set_fan_speed"} <= set(plain.names)
+
+
 def test_the_conversation_before_the_question_counts_for_a_follow_up() -> None:
     toolset = home_toolset()
     messages = [
