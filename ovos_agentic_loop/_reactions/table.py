@@ -15,6 +15,7 @@ from ovos_agentic_loop._reactions.examples import CopiedExample
 from ovos_agentic_loop._reactions.file_operand import FileOperand
 from ovos_agentic_loop._reactions.operands import UnsaidOperands
 from ovos_agentic_loop._reactions.placeholder import Placeholder
+from ovos_agentic_loop._reactions.signs import DroppedSign
 from ovos_agentic_loop._reactions.unread import UnreadFile
 from ovos_agentic_loop._reactions.unstated import UnstatedResult
 from ovos_agentic_loop._reactions.view import TurnView
@@ -33,8 +34,9 @@ REACTIONS: tuple[Reaction, ...] = (
 )
 
 #: The checks of a reply's calls before they run, in order (same budget as the reactions).
-CALL_CHECKS: tuple[FileOperand | UnsaidOperands | CopiedExample, ...] = (
+CALL_CHECKS: tuple[FileOperand | DroppedSign | UnsaidOperands | CopiedExample, ...] = (
     FileOperand(),
+    DroppedSign(),
     UnsaidOperands(),
     CopiedExample(),
 )

@@ -66,17 +66,43 @@ def call_format(text_mode: bool) -> str:
     )
 
 
+#: The word for minus, where ovos-number-parser (0.19) reads "X minus Y" as -Y and so loses X
+#: ("seven minus twelve" -> "-12", "sete menos doze" -> "-19"): the text is read piece by piece
+#: around it. Spanish it reads right.
+_MINUS_WORDS = {"en": "minus", "de": "minus", "pt": "menos"}
+
+
 @lru_cache(maxsize=64)
 def in_digits(answer: str, lang: str | None) -> str:
     """``answer`` with numbers written as words turned into digits ("three hundred fifty-two point
     five" -> 352.5), by the OVOS ecosystem's own multilingual parser; imported only when needed.
+    A minus after a number is the operation and stays a word ("7 minus 12"); any other is the
+    next number's sign ("minus five celsius" -> "-5 celsius").
     Cached: one answer is read by ``stated_in`` and then ``contradicted_by``."""
+    code = (lang or "en").split("-")[0].split("_")[0].lower()
+    minus = _MINUS_WORDS.get(code)
+    if minus is None:
+        return _digits(answer, code)
+    pieces = re.split(rf"\b{minus}\b", answer, flags=re.IGNORECASE)
+    text = _digits(pieces[0], code)
+    for piece in pieces[1:]:
+        digits = _digits(piece, code)
+        if re.search(r"\d\s*$", text):  # "7 minus 12": the operation
+            text = f"{text.rstrip()} {minus} {digits.lstrip()}"
+        elif re.match(r"\s*\d", digits):  # "minus 5 celsius": a sign
+            text = f"{text}{'' if not text or text.endswith(' ') else ' '}-{digits.lstrip()}"
+        else:
+            text = f"{text}{minus}{digits}"
+    return text
+
+
+def _digits(text: str, lang: str) -> str:
+    if not text.strip():
+        return text
     try:
         from ovos_number_parser import numbers_to_digits
 
-        return str(numbers_to_digits(answer, lang=(lang or "en").split("-")[0]))
+        return str(numbers_to_digits(text, lang=lang))
     except Exception as exc:  # noqa: BLE001 - a language it lacks, or a parser error: no spelled numbers then
-        ovos_logger(__name__).debug(
-            f"numbers in words not read ({lang or 'en'}): {type(exc).__name__}: {exc}"
-        )
-        return answer
+        ovos_logger(__name__).debug(f"numbers in words not read ({lang}): {type(exc).__name__}: {exc}")
+        return text

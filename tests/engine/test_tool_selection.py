@@ -126,7 +126,8 @@ def test_a_word_the_always_offered_tools_match_ranks_no_other_tool() -> None:
     assert sum_question is not None
     assert not {"set_light_brightness", "set_fan_speed"} & set(sum_question.names)
     # its places go to the tool set's first tools, as for a question no tool matches
-    assert sum_question.names == ["calculate", "turn_on_light", "turn_off_light", "set_thermostat_temperature"]
+    first_three = ["turn_on_light", "turn_off_light", "set_thermostat_temperature"]
+    assert sum_question.names == ["calculate", *first_three]
     # a word of its own still ranks a device tool, and "percent" adds to its score as before
     dim = shortlist(cfg, toolset, [AgentMessage(MessageRole.USER, "dim the light brightness to 40 percent")])
     assert dim is not None and "set_light_brightness" in dim.names

@@ -71,10 +71,12 @@ def test_a_calculation_with_a_number_nobody_said_is_sent_back(
     [
         ("whats twenty five percent of three hundred and twenty", "320 * 0.25"),
         ("how much is a twenty percent tip on eighty four dollars and fifty cents", "84.50 * 0.2"),
-        ("whats minus five celsius in fahrenheit", "5 * 9/5 + 32"),
+        ("whats minus five celsius in fahrenheit", "-5 * 9/5 + 32"),
         ("what is two to the power of sixteen", "2^16"),
         ("what is 15% of 2350?", "2350 * 15 / 100"),
         ("whats seven minus twelve", "7 - 12"),
+        # ovos-number-parser reads "three hundred minus forty" as "-40": 300 was lost
+        ("whats three hundred minus forty", "300 - 40"),
         ("convert one hundred and fifty pounds to kilograms", "150 * 0.45359237"),
     ],
 )

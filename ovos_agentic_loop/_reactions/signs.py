@@ -1,0 +1,71 @@
+"""A dropped sign: a call holding N where the user said minus N, and never N itself.
+
+Asked "whats minus five celsius in fahrenheit", the bundled model called ``unit_convert`` with
+``value: 5`` and answered "5 °C = 41 °F"; "whats minus ten fahrenheit in celsius" became
+``value: 10`` and -12.2 °C (spoken suite, both templates). The question holds the sign ("minus
+five" reads as -5); the call is not run, and the model is told the number to use, once per turn
+(the table's budget: a call sent again as it was runs).
+
+In an expression a number after a minus is signed already ("0 - 5", "(-5) * 9/5"); a minus
+between two numbers is the operation, not a sign ("seven minus twelve": 7 and 12, see
+:func:`~ovos_agentic_loop._reactions.text.in_digits`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ovos_plugin_manager.templates.agents import ToolCall
+
+from ovos_agentic_loop._reactions.text import in_digits, numbers
+from ovos_agentic_loop._reactions.view import TurnView
+
+__all__ = ["DroppedSign"]
+
+# A number in an expression with what precedes it: a minus sign (ASCII or U+2212) before it,
+# across spaces and opening parentheses, makes it signed.
+_OPERAND = re.compile(r"([-\u2212]?)[\s(]*(?<![\w.])(\d+(?:\.\d+)?)(?![\d.])")
+
+
+class DroppedSign:
+    """Judges a reply's calls before they run (the answer reactions judge finished answers)."""
+
+    name = "a sign the user said, dropped"
+
+    def check(self, view: TurnView, calls: list[ToolCall]) -> str | None:
+        said = numbers(in_digits(view.question, view.lang))
+        negative = {abs(float(n)): n.lstrip("-") for n in said if float(n) < 0}
+        if not negative:
+            return None
+        positive = {float(n) for n in said if float(n) > 0}
+        for call in calls:
+            signed, unsigned = _operands(call.arguments)
+            for value in unsigned:
+                if value in negative and value not in positive and value not in signed:
+                    number = negative[value]
+                    return (
+                        f"Not run: the user said minus {number} (-{number}), and this call has "
+                        f"{number}. Call {call.name} again with -{number}."
+                    )
+        return None
+
+
+def _operands(arguments: object) -> tuple[set[float], set[float]]:
+    """The call's numbers: (written with a minus, as absolute values; written without one)."""
+    signed: set[float] = set()
+    unsigned: set[float] = set()
+    values = list(arguments.values()) if isinstance(arguments, dict) else []
+    while values:
+        value = values.pop()
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, (int, float)):
+            (signed if value < 0 else unsigned).add(abs(float(value)))
+        elif isinstance(value, str):
+            for sign, digits in _OPERAND.findall(value):
+                (signed if sign else unsigned).add(float(digits))
+        elif isinstance(value, (list, tuple)):
+            values.extend(value)
+        elif isinstance(value, dict):
+            values.extend(value.values())
+    return signed, unsigned
