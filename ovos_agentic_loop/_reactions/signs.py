@@ -13,6 +13,7 @@ between two numbers is the operation, not a sign ("seven minus twelve": 7 and 12
 
 from __future__ import annotations
 
+import json
 import re
 
 from ovos_plugin_manager.templates.agents import ToolCall
@@ -43,11 +44,39 @@ class DroppedSign:
             for value in unsigned:
                 if value in negative and value not in positive and value not in signed:
                     number = negative[value]
+                    fixed = json.dumps(_with_sign(call.arguments, value), ensure_ascii=False)
+                    # The whole call, signed: told only "again with -20", the bundled model
+                    # called the calculator with "-20" alone and lost the conversion.
                     return (
                         f"Not run: the user said minus {number} (-{number}), and this call has "
-                        f"{number}. Call {call.name} again with -{number}."
+                        f"{number}. Call {call.name} again with -{number}: {fixed}"
                     )
         return None
+
+
+def _with_sign(arguments: object, value: float) -> object:
+    """``arguments`` with each unsigned ``value`` made negative: a number argument -N, a number in
+    a text ``(-N)`` (``-N`` when it is the whole text)."""
+    if isinstance(arguments, dict):
+        return {key: _with_sign(item, value) for key, item in arguments.items()}
+    if isinstance(arguments, list):
+        return [_with_sign(item, value) for item in arguments]
+    if isinstance(arguments, (int, float)) and not isinstance(arguments, bool) and arguments == value:
+        return -arguments
+    if isinstance(arguments, str):
+
+        def signed(match: re.Match[str]) -> str:
+            if match.group(1) or float(match.group(2)) != value:
+                return match.group(0)
+            negative = (
+                f"-{match.group(2)}"
+                if match.group(0).strip() == arguments.strip()
+                else f"(-{match.group(2)})"
+            )
+            return match.group(0)[: match.start(2) - match.start(0)] + negative
+
+        return _OPERAND.sub(signed, arguments)
+    return arguments
 
 
 def _operands(arguments: object) -> tuple[set[float], set[float]]:

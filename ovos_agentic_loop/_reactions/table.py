@@ -19,6 +19,7 @@ from ovos_agentic_loop._reactions.signs import DroppedSign
 from ovos_agentic_loop._reactions.unread import UnreadFile
 from ovos_agentic_loop._reactions.unstated import UnstatedResult
 from ovos_agentic_loop._reactions.view import TurnView
+from ovos_agentic_loop._reactions.years import UnsaidYear
 
 __all__ = ["CALL_CHECKS", "MAX_NUDGES", "REACTIONS", "Reactions"]
 
@@ -34,9 +35,10 @@ REACTIONS: tuple[Reaction, ...] = (
 )
 
 #: The checks of a reply's calls before they run, in order (same budget as the reactions).
-CALL_CHECKS: tuple[FileOperand | DroppedSign | UnsaidOperands | CopiedExample, ...] = (
+CALL_CHECKS: tuple[FileOperand | DroppedSign | UnsaidYear | UnsaidOperands | CopiedExample, ...] = (
     FileOperand(),
     DroppedSign(),
+    UnsaidYear(),
     UnsaidOperands(),
     CopiedExample(),
 )

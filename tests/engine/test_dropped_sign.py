@@ -7,6 +7,8 @@ with the number to use, and a minus between two numbers ("seven minus twelve") i
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from engine_helpers import engine_with, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
@@ -34,12 +36,20 @@ def maths() -> list:
             "whats minus ten fahrenheit in celsius",
             "evaluate_expression",
             {"expression": "(10 - 32) * 5/9"},
-            {"expression": "(-10 - 32) * 5/9"},
+            {"expression": "((-10) - 32) * 5/9"},
             "-10",
         ),
+        (
+            "whats minus twenty celsius in fahrenheit",
+            "evaluate_expression",
+            {"expression": "20 * 9/5 + 32"},
+            {"expression": "(-20) * 9/5 + 32"},
+            "-20",
+        ),
+        ("and minus seven", "evaluate_expression", {"expression": "7"}, {"expression": "-7"}, "-7"),
     ],
 )
-def test_a_call_that_dropped_the_users_minus_is_sent_back(
+def test_a_call_that_dropped_the_users_minus_is_sent_back_with_the_call_signed(
     question: str, tool: str, wrong: dict, right: dict, said: str
 ) -> None:
     brain = ScriptedBrain([tool_call(tool, **wrong), tool_call(tool, **right), "ok"])
@@ -47,7 +57,8 @@ def test_a_call_that_dropped_the_users_minus_is_sent_back(
     held = brain.calls[1].last
     assert held.role == MessageRole.TOOL and held.content.startswith("Not run:")
     assert f"minus {said.lstrip('-')} ({said})" in held.content
-    assert f"again with {said}" in held.content
+    # the message holds the call to make: told only "-20", the model sent "-20" alone
+    assert held.content.endswith(f"again with {said}: {json.dumps(right)}")
     ran = brain.calls[2].last
     assert ran.role == MessageRole.TOOL and '"result"' in ran.content
     brain.assert_complete()

@@ -1,0 +1,77 @@
+"""A past year nobody said: a call holding a date two or more years back, when the conversation
+never names that year, is sent back once with today's date (spoken suite, tune half: "how many
+days until christmas" was counted from 2023-12-25, "1072 days", in every run)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from engine_helpers import engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+TODAY = dt.date.today()
+OLD = TODAY.year - 3
+
+
+def clock() -> list:
+    return [find_toolbox_plugins()["ovos-clock-tools"](config={})]
+
+
+def test_a_date_in_a_year_nobody_named_is_sent_back_with_todays_date() -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("days_between", start_date=f"{OLD}-12-25", end_date="today"),
+            tool_call("days_between", start_date="today", end_date=f"{TODAY.year + 1}-12-25"),
+            "ok",
+        ]
+    )
+    engine_with(brain, clock()).continue_chat(user("how many days until christmas"))
+    held = brain.calls[1].last
+    assert held.role == MessageRole.TOOL and held.content.startswith("Not run:")
+    assert f"{OLD}-12-25 is in {OLD}, a year nobody named; today is {TODAY.isoformat()}" in held.content
+    assert '"days"' in brain.calls[2].last.content  # the corrected call ran
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("question", "date"),
+    [
+        ("what day of the week was the fourth of july two thousand and twenty", "2020-07-04"),
+        ("what weekday was christmas nineteen ninety nine", "1999-12-25"),
+        ("what weekday was the 1st of may 2015", "2015-05-01"),
+        ("what day was christmas last year", f"{TODAY.year - 1}-12-25"),
+        ("what day is christmas", f"{TODAY.year}-12-25"),
+    ],
+)
+def test_a_year_the_user_named_or_a_recent_one_runs_at_once(question: str, date: str) -> None:
+    brain = ScriptedBrain([tool_call("get_weekday", date=date), "ok"])
+    engine_with(brain, clock()).continue_chat(user(question))
+    assert '"weekday"' in brain.calls[1].last.content
+    brain.assert_complete()
+
+
+def test_a_year_from_earlier_in_the_conversation_counts() -> None:
+    brain = ScriptedBrain([tool_call("get_weekday", date=f"{OLD}-05-01"), "ok"])
+    history = [
+        AgentMessage(MessageRole.USER, f"i moved here in {OLD}"),
+        AgentMessage(MessageRole.ASSISTANT, "Nice."),
+        AgentMessage(MessageRole.USER, "what weekday was the first of may that year"),
+    ]
+    engine_with(brain, clock()).continue_chat(history)
+    assert '"weekday"' in brain.calls[1].last.content
+    brain.assert_complete()
+
+
+def test_sent_back_once_then_the_call_runs() -> None:
+    same = tool_call("days_between", start_date=f"{OLD}-12-25", end_date="today")
+    brain = ScriptedBrain(
+        [same, tool_call("days_between", start_date=f"{OLD}-12-25", end_date="today"), "ok"]
+    )
+    engine_with(brain, clock()).continue_chat(user("how many days since that christmas"))
+    assert brain.calls[1].last.content.startswith("Not run:")
+    assert '"days"' in brain.calls[2].last.content  # insisted on: it runs
+    brain.assert_complete()
