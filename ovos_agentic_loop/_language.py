@@ -17,7 +17,13 @@ from functools import lru_cache
 
 from ovos_agentic_loop._log import ovos_logger
 
-__all__ = ["answer_language_line", "language_name"]
+__all__ = ["answer_language_line", "language_code", "language_name"]
+
+
+def language_code(lang: str | None) -> str:
+    """The bare language of a tag, lower case ("pt-PT", "pt_BR" -> "pt"); "en" without one: what
+    the per-language tables (ovos-number-parser's, the confirmation question's) are keyed by."""
+    return (lang or "en").split("-")[0].split("_")[0].lower()
 
 
 @lru_cache(maxsize=64)

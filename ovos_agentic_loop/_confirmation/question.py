@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ovos_agentic_loop._language import language_code
+
 __all__ = ["TOO_LARGE", "declined", "no_such_tool", "question"]
 
 #: Longest argument value said in a question; a longer one is cut with "…".
@@ -77,7 +79,7 @@ _TEXTS: dict[str, dict[str, str]] = {
 
 
 def _texts(lang: str | None) -> dict[str, str]:
-    return _TEXTS.get((lang or "en").split("-")[0].split("_")[0].lower(), _TEXTS["en"])
+    return _TEXTS.get(language_code(lang), _TEXTS["en"])
 
 
 def _said(value: Any) -> str:

@@ -34,10 +34,9 @@ _POWER_OF_TEN = re.compile(r"^1(?:0+)?(?:\.0+)?$")
 def said_numbers(view: TurnView) -> set[float]:
     """Every number of the conversation: as written, and said in words in the turn's language."""
     known = set(view.known_numbers)
-    lang = (view.lang or "en").split("-")[0].split("_")[0].lower()
     for message in view.transcript:
         if message.role in (MessageRole.USER, MessageRole.ASSISTANT) and message.content:
-            known.update(float(n) for n in numbers(in_digits(message.content, lang)))
+            known.update(float(n) for n in numbers(in_digits(message.content, view.lang)))
     return known
 
 
@@ -90,8 +89,7 @@ class UnsaidOperands:
 
     @staticmethod
     def _message(view: TurnView, calculator: str, number: str) -> str:
-        lang = (view.lang or "en").split("-")[0].split("_")[0].lower()
-        asked = in_digits(view.question, lang)
+        asked = in_digits(view.question, view.lang)
         if not numbers(asked):
             return (
                 f"Not run: {number} is no number the user said or a tool returned. Call {calculator} "

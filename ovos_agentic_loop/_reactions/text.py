@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from ovos_plugin_manager.templates.agents import AgentMessage
 
+from ovos_agentic_loop._language import language_code
 from ovos_agentic_loop._log import ovos_logger
 
 __all__ = ["call_format", "field_numbers", "grounded", "in_digits", "known_numbers", "numbers"]
@@ -79,21 +80,20 @@ def in_digits(answer: str, lang: str | None) -> str:
     A minus after a number is the operation and stays a word ("7 minus 12"); any other is the
     next number's sign ("minus five celsius" -> "-5 celsius").
     Cached: one answer is read by ``stated_in`` and then ``contradicted_by``."""
-    code = (lang or "en").split("-")[0].split("_")[0].lower()
+    code = language_code(lang)
     minus = _MINUS_WORDS.get(code)
     if minus is None:
         return _digits(answer, code)
-    pieces = re.split(rf"\b{minus}\b", answer, flags=re.IGNORECASE)
+    # split with the word kept: pieces[1::2] are the minus words as written, the rest the text between
+    pieces = re.split(rf"\b({minus})\b", answer, flags=re.IGNORECASE)
     text = _digits(pieces[0], code)
-    for piece in pieces[1:]:
-        digits = _digits(piece, code)
-        if re.search(r"\d\s*$", text):  # "7 minus 12": the operation
-            text = f"{text.rstrip()} {minus} {digits.lstrip()}"
-        elif re.match(r"\s*\d", digits):  # "minus 5 celsius": a sign
-            text = f"{text}{'' if not text or text.endswith(' ') else ' '}-{digits.lstrip()}"
-        else:
-            text = f"{text}{minus}{digits}"
-    return text
+    for word, piece in zip(pieces[1::2], pieces[2::2], strict=True):
+        digits = _digits(piece, code).lstrip()
+        sign = not re.search(r"\d\s*$", text) and re.match(r"\d", digits)
+        # after a number it is the operation ("7 minus 12"), before one a sign ("-5 celsius"), and
+        # with no number beside it a word ("plus or minus a bit"); the parser drops the spaces
+        text = f"{text.rstrip()} -{digits}" if sign else f"{text.rstrip()} {word} {digits}"
+    return text.strip()
 
 
 def _digits(text: str, lang: str) -> str:

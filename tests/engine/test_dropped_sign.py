@@ -115,6 +115,8 @@ def test_sent_back_once_then_the_call_runs() -> None:
         ("sieben minus zwölf", "de", "7 minus 12"),
         ("minus fünf grad", "de", "-5 grad"),
         ("sete menos doze", "pt", "7 menos 12"),
+        ("plus or minus a bit", "en", "plus or minus a bit"),  # no number beside it: a word
+        ("whats seven Minus twelve", "en-US", "whats 7 Minus 12"),
     ],
 )
 def test_a_minus_between_two_numbers_keeps_both(text: str, lang: str, digits: str) -> None:
