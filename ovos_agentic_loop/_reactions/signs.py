@@ -20,6 +20,7 @@ from ovos_plugin_manager.templates.agents import ToolCall
 
 from ovos_agentic_loop._reactions.text import in_digits, numbers
 from ovos_agentic_loop._reactions.view import TurnView
+from ovos_agentic_loop._values import leaves
 
 __all__ = ["DroppedSign"]
 
@@ -80,21 +81,11 @@ def _with_sign(arguments: object, value: float) -> object:
 
 
 def _operands(arguments: object) -> tuple[set[float], set[float]]:
-    """The call's numbers: (written with a minus, as absolute values; written without one)."""
+    """The call's numbers, in number and text arguments alike: (written with a minus, as absolute
+    values; written without one)."""
     signed: set[float] = set()
     unsigned: set[float] = set()
-    values = list(arguments.values()) if isinstance(arguments, dict) else []
-    while values:
-        value = values.pop()
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, (int, float)):
-            (signed if value < 0 else unsigned).add(abs(float(value)))
-        elif isinstance(value, str):
-            for sign, digits in _OPERAND.findall(value):
-                (signed if sign else unsigned).add(float(digits))
-        elif isinstance(value, (list, tuple)):
-            values.extend(value)
-        elif isinstance(value, dict):
-            values.extend(value.values())
+    for leaf in leaves(arguments):
+        for sign, digits in _OPERAND.findall(leaf):
+            (signed if sign else unsigned).add(float(digits))
     return signed, unsigned

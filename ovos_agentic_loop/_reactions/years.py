@@ -21,8 +21,10 @@ import re
 
 from ovos_plugin_manager.templates.agents import MessageRole, ToolCall
 
+from ovos_agentic_loop._reactions.operands import said_numbers
 from ovos_agentic_loop._reactions.text import in_digits, numbers
 from ovos_agentic_loop._reactions.view import TurnView
+from ovos_agentic_loop._values import leaves
 
 __all__ = ["UnsaidYear"]
 
@@ -53,19 +55,19 @@ class UnsaidYear:
 
 
 def _dates(arguments: object) -> list[re.Match[str]]:
-    values = list(arguments.values()) if isinstance(arguments, dict) else []
-    return [m for value in values if isinstance(value, str) for m in _DATE.finditer(value)]
+    return [m for leaf in leaves(arguments) for m in _DATE.finditer(leaf)]
 
 
 def _years_said(view: TurnView) -> set[int]:
-    """Every year the conversation holds: its messages' numbers (in digits and in words) and the
-    tools' results."""
-    found = {int(k) for k in view.known_numbers if float(k).is_integer()}
+    """Every year the conversation holds: the numbers the operand check counts as said (messages in
+    digits and in words, tool results), read again from each later word on, and year pairs.
+    Only reached for a call with an old date: a few parser calls per message word."""
+    found = {int(k) for k in said_numbers(view) if k.is_integer()}
     for message in view.transcript:
         if message.role not in (MessageRole.USER, MessageRole.ASSISTANT) or not message.content:
             continue
         words = message.content.split()
-        for start in range(len(words)):
+        for start in range(1, len(words)):  # from the first word on: said_numbers has it
             digits = in_digits(" ".join(words[start:]), view.lang)
             found.update(int(float(n)) for n in numbers(digits) if float(n).is_integer())
             found.update(int(a + b) for a, b in _YEAR_PAIR.findall(digits))
