@@ -122,9 +122,10 @@ class Shortlist:
         tools offered later come last. The first two parts are the same on every turn of a persona,
         so llama-server's prompt cache keeps them; ``find_tools`` is not first, where a small model
         reads it before the tools that answer the question."""
+        # ``names`` holds only tools of ``toolset`` (shortlist and offer() check), so the first
+        # ``fixed`` of them are still the always-offered ones
         found = [tool for name in self.names if (tool := self.toolset.get(name)) is not None]
-        fixed = len([n for n in self.names[: self.fixed] if self.toolset.get(n) is not None])
-        return [*found[:fixed], FIND_TOOLS_SPEC, *found[fixed:]]
+        return [*found[: self.fixed], FIND_TOOLS_SPEC, *found[self.fixed :]]
 
     def wire_specs(self) -> list[dict[str, Any]]:
         return [tool.wire() for tool in self.tools()]
