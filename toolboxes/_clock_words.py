@@ -10,7 +10,9 @@ text with the form to send instead. The same package says the results in words a
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -48,7 +50,8 @@ def read_moment(
                 continue
             moment, leftover = found
             leftover = _PUNCTUATION.sub(" ", leftover).strip()
-            reading = SpokenMoment(_bare_time_today(variant, lang, now, moment), leftover, lang)
+            moment = _coming_weekday(text, lang, now, _bare_time_today(variant, lang, now, moment))
+            reading = SpokenMoment(moment, leftover, lang)
             if not leftover:
                 return reading
             candidates.append(reading)
@@ -80,6 +83,40 @@ def _bare_time_today(text: str, lang: str, now: datetime, moment: datetime) -> d
     if again is None or moment - again[0] != timedelta(days=1) or again[0].date() != now.date():
         return moment
     return again[0]
+
+
+def _coming_weekday(text: str, lang: str, now: datetime, moment: datetime) -> datetime:
+    """A weekday said with "next" ("next friday", "nächsten Freitag") is the first such day after today.
+
+    ovos-date-parser 0.29 reads "next friday" as the coming Friday on a Monday or Tuesday and as
+    the one a week later from Wednesday on (and "next monday" on a Saturday as nine days ahead),
+    so what the user heard depended on the day they asked. One reading for every day: a reading
+    that falls on a weekday the text names, 8 to 13 days ahead, is brought back one week (a count
+    of weeks said with it, "friday in two weeks", lands further and is kept). The result's
+    ``spoken`` names the date ("friday, december fourth"), so the user hears which day was meant."""
+    ahead = (moment.date() - now.date()).days
+    if not 7 < ahead < 14:
+        return moment
+    words = set(re.findall(r"[^\W\d_]+", text.casefold()))
+    named = _weekday_names(lang)
+    said = next((i for i, name in enumerate(named) if words & name), None)
+    return moment - timedelta(days=7) if said == moment.weekday() else moment
+
+
+@functools.lru_cache(maxsize=16)
+def _weekday_names(lang: str) -> tuple[frozenset[str], ...]:
+    """Monday first, the words of each day's name in ``lang`` (CLDR, through babel):
+    'sexta-feira' gives 'sexta': a word in more than one day's name ('feira') names none."""
+    from babel import Locale, UnknownLocaleError
+    from babel.dates import get_day_names
+
+    try:
+        names = get_day_names("wide", locale=Locale.parse(lang.replace("-", "_")))
+    except (UnknownLocaleError, ValueError):
+        return ()
+    days = [set(re.findall(r"[^\W\d_]+", names[day].casefold())) for day in range(7)]
+    counts = Counter(word for day in days for word in day)
+    return tuple(frozenset(word for word in day if counts[word] == 1) for day in days)
 
 
 def _digits(text: str, lang: str) -> str:

@@ -18,7 +18,7 @@ import functools
 import os
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date as CalendarDate
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
@@ -363,6 +363,9 @@ class ClockToolBox(BundledToolBox):
         self.settings = parse_settings(ClockSettings, TOOLBOX_ID, config)
         self.lang = configured_lang(self.settings.lang)
         self.langs = reading_order(self.lang)
+        # The clock every tool reads (``zone -> aware now``): one seam, so a test can set the day
+        # and hour it runs at (``box.clock = ...``) instead of getting a verdict that depends on them.
+        self.clock: Callable[[tzinfo], datetime] = datetime.now
         zone = self.settings.timezone
         try:
             self.default_zone = resolve_zone(zone) if zone else system_zone()
@@ -372,7 +375,7 @@ class ClockToolBox(BundledToolBox):
 
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the zone used when a call names none."""
-        return [f"default time zone: {zone_name(datetime.now(self.default_zone))}"]
+        return [f"default time zone: {zone_name(self.clock(self.default_zone))}"]
 
     def discover_tools(self) -> list[AgentTool]:
         """The five clock and calendar tools."""
@@ -482,7 +485,7 @@ class ClockToolBox(BundledToolBox):
         return resolve_zone(text, self.langs) if text and text.strip() else self.default_zone
 
     def _now(self, zone_text: str | None = None) -> datetime:
-        return datetime.now(self._zone(zone_text))
+        return self.clock(self._zone(zone_text))
 
     def _check_stale_year(self, start: CalendarDate, end: CalendarDate, today: CalendarDate) -> None:
         """Counting from today to a date in an earlier year is refused, with the call to make.
@@ -532,7 +535,7 @@ class ClockToolBox(BundledToolBox):
         zone = self._zone(zone_text)
         cleaned = " ".join(text.strip().split())
         if cleaned.lower() == "now":
-            return datetime.now(zone), ""
+            return self.clock(zone), ""
         moment = _read_datetime(cleaned) or _read_clock_time(cleaned, self._now_in(zone))
         if moment is None and _has_words(cleaned):
             return self._spoken_time(text, cleaned, zone, zone_text)
@@ -586,9 +589,8 @@ class ClockToolBox(BundledToolBox):
                 continue
         return None
 
-    @staticmethod
-    def _now_in(zone: tzinfo) -> datetime:
-        return datetime.now(zone)
+    def _now_in(self, zone: tzinfo) -> datetime:
+        return self.clock(zone)
 
 
 def _has_words(text: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -16,9 +17,26 @@ def toolbox_cls() -> type[ToolBox]:
     return find_toolbox_plugins()["ovos-clock-tools"]
 
 
+LISBON = ZoneInfo("Europe/Lisbon")
+# Days the calendar tests run on: one whole week, and the year's edges (the checks of a past
+# year's date treat December 31 and January 1 apart). No verdict depends on when the suite runs.
+DAYS = [datetime(2026, 11, 30, 9, 30, tzinfo=LISBON) + timedelta(days=offset) for offset in range(7)] + [
+    datetime(2026, 12, 31, 23, 0, tzinfo=LISBON),
+    datetime(2027, 1, 1, 0, 30, tzinfo=LISBON),
+]
+
+
 @pytest.fixture(scope="module")
 def tb(toolbox_cls: type[ToolBox]) -> ToolBox:
     return toolbox_cls(config={"timezone": "Europe/Lisbon"})
+
+
+@pytest.fixture(params=DAYS, ids=lambda moment: moment.strftime("%a-%m-%d"))
+def pinned(request: pytest.FixtureRequest, toolbox_cls: type[ToolBox]) -> Iterator[ToolBox]:
+    """A clock toolbox whose clock reads ``request.param`` (the toolbox's ``clock`` seam)."""
+    box = toolbox_cls(config={"timezone": "Europe/Lisbon"})
+    box.clock = lambda zone: request.param.astimezone(zone)  # type: ignore[attr-defined]
+    yield box
 
 
 def run(tb: ToolBox, name: str, **kwargs: Any) -> Any:
@@ -113,10 +131,11 @@ def test_convert_timezone(tb: ToolBox) -> None:
     assert "HH:MM" in error_of(tb, "convert_timezone", time="teatime", to_timezone="UTC")
 
 
-def test_days_from_today_to_an_earlier_year_are_refused_with_the_call_to_make(tb: ToolBox) -> None:
+def test_days_from_today_to_an_earlier_year_are_refused_with_the_call_to_make(pinned: ToolBox) -> None:
     # the bundled model counts "days left until December 31" to the year it was trained in; shown a
     # negative count with a note, it answered "-1066 days left"
-    today = datetime.now(ZoneInfo("Europe/Lisbon")).date()
+    tb = pinned
+    today = tb.clock(LISBON).date()  # type: ignore[attr-defined]
     stale = today.replace(year=today.year - 3, month=12, day=31)
     message = error_of(tb, "days_between", start_date="today", end_date=stale.isoformat())
     assert f"for this year's date call again with end_date {today.year}-12-31" in message
@@ -129,11 +148,12 @@ def test_days_from_today_to_an_earlier_year_are_refused_with_the_call_to_make(tb
     assert run(tb, "days_between", start_date="today", end_date=f"{today.year + 1}-01-01").days > 0
 
 
-def test_days_from_a_past_years_date_to_today_say_this_years_count_beside(tb: ToolBox) -> None:
+def test_days_from_a_past_years_date_to_today_say_this_years_count_beside(pinned: ToolBox) -> None:
     """Asked "how many days until christmas", the bundled model sent start_date 2023-12-25 (its
     training year) and end_date today, and said "1072 days until Christmas" on both templates. The
     count stands (the same call asks the days since Christmas 2023); this year's is named beside."""
-    today = datetime.now(ZoneInfo("Europe/Lisbon")).date()
+    tb = pinned
+    today = tb.clock(LISBON).date()  # type: ignore[attr-defined]
     ahead = today + timedelta(days=1) if (today.month, today.day) != (12, 31) else today
     past = ahead.replace(year=ahead.year - 28)  # 28 years: the same calendar, leap days included
     out = run(tb, "days_between", start_date=past.isoformat(), end_date="today")
@@ -147,15 +167,15 @@ def test_days_from_a_past_years_date_to_today_say_this_years_count_beside(tb: To
     assert run(tb, "days_between", start_date="2020-01-01", end_date="2021-12-31").note == ""
 
 
-def test_days_between(tb: ToolBox) -> None:
+def test_days_between(tb: ToolBox, pinned: ToolBox) -> None:
     out = run(tb, "days_between", start_date="2024-01-01", end_date="2024-12-25")
     assert (out.days, out.weeks, out.extra_days) == (359, 51, 2)
     back = run(tb, "days_between", start_date="2024-03-01", end_date="2024-02-01")
     assert (back.days, back.weeks, back.extra_days) == (-29, -4, -1)
-    today = datetime.now(ZoneInfo("Europe/Lisbon")).date()
-    assert run(tb, "days_between", start_date="today", end_date="tomorrow").days == 1
+    today = pinned.clock(LISBON).date()  # type: ignore[attr-defined]
+    assert run(pinned, "days_between", start_date="today", end_date="tomorrow").days == 1
     assert (
-        run(tb, "days_between", start_date="2000-01-01", end_date="today").days
+        run(pinned, "days_between", start_date="2000-01-01", end_date="today").days
         == (today - today.replace(year=2000, month=1, day=1)).days
     )
 

@@ -3,6 +3,7 @@ from the user (issue 21), and every result says itself in words; through ``call_
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -12,15 +13,35 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 
 LISBON = ZoneInfo("Europe/Lisbon")
+# The clock every test here runs at: a Wednesday morning. The date tests also run on each day
+# of that week (``today``): a verdict must not depend on the day or hour the suite runs.
+NOW = datetime(2026, 12, 2, 10, 0, tzinfo=LISBON)
+WEEK = [NOW + timedelta(days=offset) for offset in range(-2, 5)]  # Monday 11-30 ... Sunday 12-06
+
+
+def clock_at(moment: datetime) -> Any:
+    return lambda zone: moment.astimezone(zone)
 
 
 @pytest.fixture(scope="module")
 def boxes() -> dict[str, ToolBox]:
     cls = find_toolbox_plugins()["ovos-clock-tools"]
-    return {
+    built = {
         lang: cls(config={"timezone": "Europe/Lisbon", "lang": lang})
         for lang in ("en-US", "pt-PT", "es-ES", "de-DE")
     }
+    for box in built.values():
+        box.clock = clock_at(NOW)  # type: ignore[attr-defined]
+    return built
+
+
+@pytest.fixture(params=WEEK, ids=lambda moment: moment.strftime("%a"))
+def today(request: pytest.FixtureRequest, boxes: dict[str, ToolBox]) -> Iterator[date]:
+    for box in boxes.values():
+        box.clock = clock_at(request.param)  # type: ignore[attr-defined]
+    yield request.param.date()
+    for box in boxes.values():
+        box.clock = clock_at(NOW)  # type: ignore[attr-defined]
 
 
 def run(tb: ToolBox, name: str, **kwargs: Any) -> Any:
@@ -33,14 +54,19 @@ def refusal(tb: ToolBox, name: str, **kwargs: Any) -> str:
     return str(excinfo.value)
 
 
-def next_weekday(weekday: int) -> date:
-    today = datetime.now(LISBON).date()
+def next_weekday(today: date, weekday: int) -> date:
+    """The first such day after today: what "next friday" means here, whichever day it is said."""
     return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
 
 
-def coming(month: int, day: int) -> date:
+def coming_weekday(today: date, weekday: int) -> date:
+    """The first such day from today on: ovos-date-parser reads "próxima sexta" said on a Friday
+    as that Friday (the result's ``spoken`` names it, so the user hears which day it took)."""
+    return today + timedelta(days=(weekday - today.weekday()) % 7)
+
+
+def coming(today: date, month: int, day: int) -> date:
     """The date the parser means by 'april fifteenth': this year's, or next year's once past."""
-    today = datetime.now(LISBON).date()
     this_year = date(today.year, month, day)
     return this_year if this_year >= today else date(today.year + 1, month, day)
 
@@ -48,27 +74,40 @@ def coming(month: int, day: int) -> date:
 @pytest.mark.parametrize(
     ("lang", "text", "expected"),
     [
-        ("en-US", "tomorrow", lambda: datetime.now(LISBON).date() + timedelta(days=1)),
-        ("en-US", "the day after tomorrow", lambda: datetime.now(LISBON).date() + timedelta(days=2)),
-        ("en-US", "next friday", lambda: next_weekday(4)),
-        ("en-US", "in two weeks", lambda: datetime.now(LISBON).date() + timedelta(days=14)),
-        ("en-US", "april fifteenth", lambda: coming(4, 15)),
+        ("en-US", "tomorrow", lambda today: today + timedelta(days=1)),
+        ("en-US", "the day after tomorrow", lambda today: today + timedelta(days=2)),
+        ("en-US", "next friday", lambda today: next_weekday(today, 4)),
+        ("en-US", "next monday", lambda today: next_weekday(today, 0)),
+        ("de-DE", "nächsten freitag", lambda today: next_weekday(today, 4)),
+        ("en-US", "in two weeks", lambda today: today + timedelta(days=14)),
+        ("en-US", "april fifteenth", lambda today: coming(today, 4, 15)),
         # The number parser alone reads "december twenty fifth" as "december 20".
-        ("en-US", "december twenty fifth", lambda: coming(12, 25)),
-        ("pt-PT", "quinze de abril", lambda: coming(4, 15)),
-        ("pt-PT", "próxima sexta", lambda: next_weekday(4)),
-        ("es-ES", "quince de abril", lambda: coming(4, 15)),
-        ("de-DE", "fünfzehnter april", lambda: coming(4, 15)),
-        ("en-US", "quince de abril", lambda: coming(4, 15)),  # another language than the toolbox's
+        ("en-US", "december twenty fifth", lambda today: coming(today, 12, 25)),
+        ("pt-PT", "quinze de abril", lambda today: coming(today, 4, 15)),
+        ("pt-PT", "próxima sexta", lambda today: coming_weekday(today, 4)),
+        ("es-ES", "quince de abril", lambda today: coming(today, 4, 15)),
+        ("de-DE", "fünfzehnter april", lambda today: coming(today, 4, 15)),
+        (
+            "en-US",
+            "quince de abril",
+            lambda today: coming(today, 4, 15),
+        ),  # another language than the toolbox's
     ],
 )
-def test_dates_in_words(boxes: dict[str, ToolBox], lang: str, text: str, expected: Any) -> None:
-    assert run(boxes[lang], "get_weekday", date=text).date == expected().isoformat()
+def test_dates_in_words(boxes: dict[str, ToolBox], today: date, lang: str, text: str, expected: Any) -> None:
+    out = run(boxes[lang], "get_weekday", date=text)
+    assert out.date == expected(today).isoformat()
+    assert out.spoken  # the date in words: the user hears which day was read
+
+
+def test_next_weekday_at_a_time_is_the_same_day(boxes: dict[str, ToolBox], today: date) -> None:
+    out = run(boxes["en-US"], "convert_timezone", time="next friday at six pm", to_timezone="UTC")
+    assert out.source.date == next_weekday(today, 4).isoformat() and out.source.time == "18:00:00"
 
 
 def test_days_between_dates_in_words(boxes: dict[str, ToolBox]) -> None:
     out = run(boxes["en-US"], "days_between", start_date="march first", end_date="april fifteenth")
-    assert out.days == (coming(4, 15) - coming(3, 1)).days
+    assert out.days == (coming(NOW.date(), 4, 15) - coming(NOW.date(), 3, 1)).days
 
 
 def test_words_left_over_refuse_the_date(boxes: dict[str, ToolBox]) -> None:
@@ -95,15 +134,14 @@ def test_clock_times_in_words_are_today(
     )
     source = datetime.fromisoformat(out.source.iso)
     assert (source.hour, source.minute) == (hour, minute)
-    assert source.date() == datetime.now(ZoneInfo("Europe/London")).date()
+    assert source.date() == NOW.astimezone(ZoneInfo("Europe/London")).date()
     assert datetime.fromisoformat(out.result.iso) == source and out.result.timezone == "Asia/Tokyo"
 
 
 def test_relative_times(boxes: dict[str, ToolBox]) -> None:
     for lang, text in (("en-US", "in three hours"), ("de-DE", "in drei stunden")):
         out = run(boxes[lang], "convert_timezone", time=text, to_timezone="Asia/Tokyo")
-        later = datetime.fromisoformat(out.source.iso) - datetime.now(LISBON)
-        assert timedelta(hours=3) - timedelta(minutes=1) < later <= timedelta(hours=3)
+        assert datetime.fromisoformat(out.source.iso) - NOW == timedelta(hours=3)
 
 
 def test_a_zone_said_with_the_time(boxes: dict[str, ToolBox]) -> None:
