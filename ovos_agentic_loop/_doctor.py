@@ -25,8 +25,8 @@ from urllib.parse import urlparse
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 
-from ovos_agentic_loop._lifecycle import BuiltToolbox
-from ovos_agentic_loop._loop_names import LOOP_NAMES, LOOPS, loop_name
+from ovos_agentic_loop._runtime.lifecycle import BuiltToolbox
+from ovos_agentic_loop._runtime.loop_names import LOOP_NAMES, LOOPS, loop_name
 from ovos_agentic_loop.config import LoopConfig
 from ovos_agentic_loop.personas import LoopPlan, Persona, loop_plan
 
@@ -259,8 +259,8 @@ def _toolbox_checks(
     ``then`` gets every toolbox that was built, for checks of them all (the tool list's size). What
     doctor built it closes again (an MCP toolbox runs a server process).
     """
-    from ovos_agentic_loop import _loading
-    from ovos_agentic_loop._lifecycle import close_toolboxes
+    from ovos_agentic_loop._runtime import loading as _loading
+    from ovos_agentic_loop._runtime.lifecycle import close_toolboxes
 
     if not plan.toolbox_sources:
         return [
@@ -283,7 +283,7 @@ def _one_toolbox_check(
     plan: LoopPlan, name: str, source: Any, available: Mapping[str, Any], opened: list[BuiltToolbox]
 ) -> list[Check]:
     """The checks of the toolbox ``name``; what was built is added to ``opened`` (the caller closes it)."""
-    from ovos_agentic_loop._loading import ToolboxNotLoaded, load_toolbox
+    from ovos_agentic_loop._runtime.loading import ToolboxNotLoaded, load_toolbox
     from ovos_agentic_loop.errors import ConfigError
 
     if name not in available:
@@ -401,8 +401,8 @@ def run_doctor(persona: Persona, out: TextIO | None = None) -> int:
 def tool_list_check(settings: LoopConfig, toolboxes: list[ToolBox]) -> Check:
     """How many tools a request offers and how long the bundled model's CPU reads them; a warning
     when the first read (no prompt cache yet) takes longer than ``SLOW_READ_S``."""
-    from ovos_agentic_loop._tool_budget import SLOW_READ_S, tool_budget
-    from ovos_agentic_loop._toolset import PersonaTools
+    from ovos_agentic_loop._tools.budget import SLOW_READ_S, tool_budget
+    from ovos_agentic_loop._tools.toolset import PersonaTools
 
     budget = tool_budget(settings, PersonaTools(toolboxes, engine_name="doctor").current())
     how = (

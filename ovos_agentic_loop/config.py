@@ -15,20 +15,33 @@ key is a field of :class:`LoopConfig`. Types are strict (``"warm_up": "false"`` 
 ``"max_iterations": true`` is refused, not converted), and a brain or toolbox section
 that is not a JSON object is refused by name: each raises :class:`ConfigError` at
 construction. An unknown key is logged as a warning.
+
+:class:`LoopPlan` is what the parsed section loads: the brain's name and section, and each
+toolbox's section and where it was found (:mod:`ovos_agentic_loop.personas` finds the persona).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ovos_utils.log import LOG
 from pydantic import ConfigDict, Field
 
-from ovos_agentic_loop._loop_names import LOOP_NAMES
+from ovos_agentic_loop._runtime.loop_names import LOOP_NAMES
+from ovos_agentic_loop._runtime.sections import ToolboxSection
 from ovos_agentic_loop.errors import ConfigError
 from ovos_agentic_loop_settings import StrictSection, config_errors, require_mapping
 
-__all__ = ["DEFAULT_BRAIN", "LOOP_ENTRY_POINTS", "LoopConfig", "Mode", "Selection", "parse_config"]
+__all__ = [
+    "DEFAULT_BRAIN",
+    "LOOP_ENTRY_POINTS",
+    "LoopConfig",
+    "LoopPlan",
+    "Mode",
+    "Selection",
+    "parse_config",
+]
 
 Mode = Literal["auto", "native", "text"]
 Selection = Literal["all", "auto", "always"]
@@ -37,7 +50,7 @@ Selection = Literal["all", "auto", "always"]
 #: whose defaults point at the local llama-server (``ovos-agentic-loop server start``).
 DEFAULT_BRAIN = "ovos-openai-brain"
 
-#: The entry points of this project's loops (one registry: :mod:`ovos_agentic_loop._loop_names`):
+#: The entry points of this project's loops (one registry: :mod:`ovos_agentic_loop._runtime.loop_names`):
 #: a persona handler that reads a loop section, and a name that can never be a brain.
 LOOP_ENTRY_POINTS = LOOP_NAMES
 
@@ -181,3 +194,52 @@ def _warn_unknown_keys(config: LoopConfig, engine_name: str) -> None:
         else:
             hint = f"known keys: {', '.join(sorted(LoopConfig.model_fields))}"
         LOG.warning(f"{engine_name}: unknown config key {key!r} is ignored ({hint})")
+
+
+@dataclass(frozen=True)
+class LoopPlan:
+    """What one of this project's loops will load for a persona section."""
+
+    handler: str
+    settings: LoopConfig
+    brain: str  # entry-point name (the default brain when the section names none)
+    brain_section: dict[str, Any] = field(default_factory=dict)
+    toolbox_sources: dict[str, ToolboxSection] = field(default_factory=dict)  # in the section's order
+
+    @property
+    def toolbox_sections(self) -> dict[str, dict[str, Any]]:
+        """Each toolbox's section, by name, in the loop section's order."""
+        return {name: source.section for name, source in self.toolbox_sources.items()}
+
+    @classmethod
+    def from_settings(
+        cls, handler: str, settings: LoopConfig, persona: dict[str, Any] | None = None
+    ) -> LoopPlan:
+        """``persona``: the whole persona JSON when known, so top-level toolbox sections are found."""
+        return cls(
+            handler=handler,
+            settings=settings,
+            brain=settings.brain_name,
+            brain_section=settings.plugin_section(settings.brain_name),
+            toolbox_sources={
+                name: _toolbox_section(name, handler, settings, persona) for name in settings.toolboxes
+            },
+        )
+
+
+def _toolbox_section(
+    name: str, handler: str, settings: LoopConfig, persona: dict[str, Any] | None
+) -> ToolboxSection:
+    in_loop = (settings.model_extra or {}).get(name)  # parse_config already refused a non-object here
+    top = None if persona is None else persona.get(name)
+    if top is not None and not isinstance(top, dict):
+        raise ConfigError(
+            f"{handler}: invalid configuration: the {name!r} section at the persona's top level must be "
+            f"a JSON object, got {type(top).__name__}"
+        )
+    known = persona is not None
+    if in_loop is not None:
+        return ToolboxSection(name, dict(in_loop), "loop", handler, known, shadowed=top is not None)
+    if top is not None:
+        return ToolboxSection(name, dict(top), "persona", handler, known)
+    return ToolboxSection(name, {}, "none", handler, known)

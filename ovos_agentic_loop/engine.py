@@ -2,7 +2,7 @@
 
 A persona lists one of them in ``handlers``; the engine loads its brain and
 toolboxes from its own persona section (see :mod:`ovos_agentic_loop.config`) and
-runs a :class:`~ovos_agentic_loop._turn.Turn` for every ``continue_chat`` call.
+runs a :class:`~ovos_agentic_loop._turn.turn.Turn` for every ``continue_chat`` call.
 The instance holds only configuration and shared resources (brain, toolboxes, a
 thread pool); every turn's state lives in its own ``Turn``, so one instance serves
 many sessions at once.
@@ -22,22 +22,26 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
 from ovos_utils.log import LOG
 
-from ovos_agentic_loop import _cancellation as cancellation
-from ovos_agentic_loop._brain_call import BrainHandle
-from ovos_agentic_loop._cancellation import CancelScope
 from ovos_agentic_loop._confirmation import Confirmation
 from ovos_agentic_loop._confirmation.bus import BusAnswers
 from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
-from ovos_agentic_loop._daemon_pool import shared_pool
-from ovos_agentic_loop._lifecycle import BuiltToolbox, close_toolboxes
-from ovos_agentic_loop._loading import load_brain, load_toolboxes, prepare_brain, require_installed_brain
-from ovos_agentic_loop._log import ovos_logger
-from ovos_agentic_loop._loop_names import loop_name
-from ovos_agentic_loop._toolset import CallerTools, PersonaTools, ToolSet
-from ovos_agentic_loop._turn import Turn, TurnSetup
-from ovos_agentic_loop.config import LoopConfig, Mode, parse_config
+from ovos_agentic_loop._runtime import cancellation as cancellation
+from ovos_agentic_loop._runtime.cancellation import CancelScope
+from ovos_agentic_loop._runtime.daemon_pool import shared_pool
+from ovos_agentic_loop._runtime.lifecycle import BuiltToolbox, close_toolboxes
+from ovos_agentic_loop._runtime.loading import (
+    load_brain,
+    load_toolboxes,
+    prepare_brain,
+    require_installed_brain,
+)
+from ovos_agentic_loop._runtime.log import ovos_logger
+from ovos_agentic_loop._runtime.loop_names import loop_name
+from ovos_agentic_loop._tools.toolset import CallerTools, PersonaTools, ToolSet
+from ovos_agentic_loop._turn.brain_call import BrainHandle
+from ovos_agentic_loop._turn.turn import Turn, TurnSetup
+from ovos_agentic_loop.config import LoopConfig, LoopPlan, Mode, parse_config
 from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC, StepKind, StepListener, make_event
-from ovos_agentic_loop.personas import LoopPlan
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
 
@@ -242,7 +246,7 @@ class AgentLoopEngine(ChatEngine):
         persona's. When the model calls one of them, the returned message carries
         those ``tool_calls`` for the caller to run; send the TOOL results back in the
         next call to continue. Toolboxes the caller hands over are offered only with
-        ``caller_toolboxes: true`` (see :mod:`ovos_agentic_loop._toolset`).
+        ``caller_toolboxes: true`` (see :mod:`ovos_agentic_loop._tools.toolset`).
         """
         turn = self._new_turn(messages, session_id, lang, units, tools)
         self._await_warm_up(turn)
@@ -286,7 +290,7 @@ class AgentLoopEngine(ChatEngine):
         tools: Any = None,
     ) -> Iterator[str]:
         """Complete sentences of the final answer, each as soon as it is written (for TTS)."""
-        from ovos_agentic_loop._sentences import SentenceSplitter
+        from ovos_agentic_loop._text.sentences import SentenceSplitter
 
         splitter = SentenceSplitter()
         for delta in self.stream_tokens(messages, session_id=session_id, lang=lang, units=units, tools=tools):
@@ -368,7 +372,7 @@ class AgentLoopEngine(ChatEngine):
         return turn.carry_out(call)
 
     def _brain_handle(self) -> BrainHandle:
-        """The brain, loaded and prepared (see :func:`~ovos_agentic_loop._loading.prepare_brain`)."""
+        """The brain, loaded and prepared (see :func:`~ovos_agentic_loop._runtime.loading.prepare_brain`)."""
         brain = self._loaded_brain()
         if not self._brain_prepared:  # outside the lock: this may wait for the brain's own warm-up
             try:

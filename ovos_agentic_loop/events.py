@@ -96,7 +96,7 @@ class TurnStart(StepEvent):
     tools: list[str] = field(default_factory=list)
     loop: str = "react"  # the reasoning loop (strategy) running the turn
     #: The key the turn sends to the model servers (``user`` field and header, see
-    #: ``_session_key``): the router's logs name the same key, and with it the replica that served it.
+    #: ``_runtime.session_key``): the router's logs name the same key, and with it the replica that served it.
     session_key: str = ""
 
 

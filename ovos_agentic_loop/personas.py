@@ -8,8 +8,8 @@
       -> build_engine(persona)          the handler built the way ovos-persona builds it (and, for our
                                         loops, given the whole persona so top-level sections are found)
 
-The engine reads its brain and toolboxes through :class:`LoopPlan` too, so ``doctor`` checks exactly
-the names, sections and defaults the engine will use, and cannot drift from it.
+The engine reads its brain and toolboxes through :class:`~ovos_agentic_loop.config.LoopPlan` too, so
+``doctor`` checks exactly the names, sections and defaults the engine will use, and cannot drift from it.
 
 A toolbox's section is looked for inside the loop's section first, then at the persona's top level
 (the shape ovos-tool-adapters' README and ovos-persona-server's tool bridges use). The top level is
@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from ovos_agentic_loop.config import LOOP_ENTRY_POINTS, LoopConfig, Mode, parse_config
-from ovos_agentic_loop.errors import ConfigError, LoopError, PluginNotFound
+from ovos_agentic_loop._runtime.sections import SectionOrigin, ToolboxSection
+from ovos_agentic_loop.config import LOOP_ENTRY_POINTS, LoopPlan, Mode, parse_config
+from ovos_agentic_loop.errors import LoopError, PluginNotFound
 
 __all__ = [
     "SHIPPED_PACKAGE",
@@ -76,91 +77,6 @@ class Persona:
         """The handler's config exactly as ovos-persona passes it (``{"enabled": True}`` when absent)."""
         section = self.data.get(self.handler)
         return section if section is not None else {"enabled": True}
-
-
-#: Where a toolbox's section came from: inside the loop's section, the persona's top level, or
-#: nowhere (the toolbox gets ``{}``).
-SectionOrigin = Literal["loop", "persona", "none"]
-
-
-@dataclass(frozen=True)
-class ToolboxSection:
-    """One toolbox's section as the loop will pass it, and where it was found."""
-
-    name: str
-    section: dict[str, Any]
-    origin: SectionOrigin
-    handler: str  # the loop whose section was searched first
-    persona_known: bool  # whether the persona's top level was there to search
-    shadowed: bool = False  # a top-level section exists too, and the loop's own section won
-
-    def where(self) -> str:
-        """Where the section came from (or where it was looked for), as a log line or doctor says it."""
-        inside = f"inside the {self.handler!r} section"
-        if self.origin == "loop":
-            shadowed = " (a section at the persona's top level too, not used)" if self.shadowed else ""
-            return f"from {inside}{shadowed}"
-        if self.origin == "persona":
-            return "from the persona's top level"
-        if self.persona_known:
-            return f"no section {inside} nor at the persona's top level"
-        return (
-            f"no section {inside}, and the persona's top level was not given to the loop "
-            "(ovos-persona passes a handler only its own section)"
-        )
-
-    def describe(self) -> str:
-        """The log line's text: the section's origin, or that there is none and the toolbox gets ``{}``."""
-        return f"section {self.where()}" if self.origin != "none" else f"{self.where()}; it gets {{}}"
-
-
-@dataclass(frozen=True)
-class LoopPlan:
-    """What one of this project's loops will load for a persona section."""
-
-    handler: str
-    settings: LoopConfig
-    brain: str  # entry-point name (the default brain when the section names none)
-    brain_section: dict[str, Any] = field(default_factory=dict)
-    toolbox_sources: dict[str, ToolboxSection] = field(default_factory=dict)  # in the section's order
-
-    @property
-    def toolbox_sections(self) -> dict[str, dict[str, Any]]:
-        """Each toolbox's section, by name, in the loop section's order."""
-        return {name: source.section for name, source in self.toolbox_sources.items()}
-
-    @classmethod
-    def from_settings(
-        cls, handler: str, settings: LoopConfig, persona: dict[str, Any] | None = None
-    ) -> LoopPlan:
-        """``persona``: the whole persona JSON when known, so top-level toolbox sections are found."""
-        return cls(
-            handler=handler,
-            settings=settings,
-            brain=settings.brain_name,
-            brain_section=settings.plugin_section(settings.brain_name),
-            toolbox_sources={
-                name: _toolbox_section(name, handler, settings, persona) for name in settings.toolboxes
-            },
-        )
-
-
-def _toolbox_section(
-    name: str, handler: str, settings: LoopConfig, persona: dict[str, Any] | None
-) -> ToolboxSection:
-    in_loop = (settings.model_extra or {}).get(name)  # parse_config already refused a non-object here
-    top = None if persona is None else persona.get(name)
-    if top is not None and not isinstance(top, dict):
-        raise ConfigError(
-            f"{handler}: invalid configuration: the {name!r} section at the persona's top level must be "
-            f"a JSON object, got {type(top).__name__}"
-        )
-    known = persona is not None
-    if in_loop is not None:
-        return ToolboxSection(name, dict(in_loop), "loop", handler, known, shadowed=top is not None)
-    if top is not None:
-        return ToolboxSection(name, dict(top), "persona", handler, known)
-    return ToolboxSection(name, {}, "none", handler, known)
 
 
 def shipped_personas() -> dict[str, Traversable]:
@@ -230,7 +146,7 @@ def loop_class(handler: str) -> type | None:
     """The engine class of ``handler`` when it is one of this project's loops, else ``None``."""
     from ovos_plugin_manager.agents import load_chat_plugin
 
-    from ovos_agentic_loop.engine import AgentLoopEngine  # lazy: the engine imports this module's siblings
+    from ovos_agentic_loop.engine import AgentLoopEngine  # lazy: importing personas stays cheap
 
     cls = load_chat_plugin(handler)  # None when not installed; an import error propagates
     return cls if isinstance(cls, type) and issubclass(cls, AgentLoopEngine) else None

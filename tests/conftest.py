@@ -79,7 +79,7 @@ def ovos_log(monkeypatch: pytest.MonkeyPatch) -> Iterator[OvosLogCapture]:
             _original(*args, **kwargs)
 
         monkeypatch.setattr(LOG, level, record)
-    # The loop's INFO/DEBUG lines go through a plain logging.Logger (ovos_agentic_loop._log): seen too.
+    # The loop's INFO/DEBUG lines go through a plain logging.Logger (``_runtime.log``): seen too.
     for level in ("debug", "info", "warning", "error", "exception"):
         original_method = getattr(logging.Logger, level)
 

@@ -10,7 +10,7 @@ def install_toolboxes(monkeypatch: pytest.MonkeyPatch, fakes: dict[str, type]) -
     to the loop (``_loading.installed_toolboxes``) and to OPM's own ``find_toolbox_plugins``."""
     from ovos_plugin_manager import persona as opm_persona
 
-    from ovos_agentic_loop import _loading
+    from ovos_agentic_loop._runtime import loading as _loading
 
     real_installed, real_opm = _loading.installed_toolboxes, opm_persona.find_toolbox_plugins
     monkeypatch.setattr(_loading, "installed_toolboxes", lambda: {**dict(real_installed()), **fakes})

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from ovos_plugin_manager.agents import load_chat_plugin
 
-from ovos_agentic_loop._cancellation import CancelScope, active, current, run_in
+from ovos_agentic_loop._runtime.cancellation import CancelScope, active, current, run_in
 from ovos_agentic_loop.brain import OpenAIBrain
 from ovos_agentic_loop.messages import AgentMessage, MessageRole
 

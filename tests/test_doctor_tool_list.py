@@ -8,7 +8,7 @@ from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, 
 from pydantic import Field
 
 from ovos_agentic_loop._doctor import tool_list_check
-from ovos_agentic_loop._tool_budget import PROMPT_TOKENS_PER_S, SLOW_READ_S
+from ovos_agentic_loop._tools.budget import PROMPT_TOKENS_PER_S, SLOW_READ_S
 from ovos_agentic_loop.config import parse_config
 
 pytest.importorskip("bm25s", reason="tool selection ranks with bm25s")

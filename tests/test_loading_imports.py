@@ -8,13 +8,13 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from ovos_agentic_loop._loading import ToolboxNotLoaded, _Installed, load_toolbox
+from ovos_agentic_loop._runtime.loading import ToolboxNotLoaded, _Installed, load_toolbox
 
 
 def test_a_persona_imports_only_the_toolboxes_it_names() -> None:
     code = (
         "import sys\n"
-        "from ovos_agentic_loop._loading import load_toolboxes\n"
+        "from ovos_agentic_loop._runtime.loading import load_toolboxes\n"
         "from ovos_agentic_loop.personas import ToolboxSection\n"
         "source = ToolboxSection('ovos-clock-tools', {}, 'none', 'ovos-react-loop', False)\n"
         "boxes = [b.toolbox for b in load_toolboxes([source], engine_name='test')]\n"

@@ -7,7 +7,7 @@ import inspect
 import pytest
 from ovos_utils.log import LOG
 
-from ovos_agentic_loop._log import ovos_logger
+from ovos_agentic_loop._runtime.log import ovos_logger
 
 
 def test_lines_look_like_log_lines_and_follow_its_level(

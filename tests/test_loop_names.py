@@ -1,4 +1,4 @@
-"""The loop names are written once (``ovos_agentic_loop._loop_names``); what cannot import it is checked here.
+"""The loop names are written once (``_runtime/loop_names.py``); what cannot import it is checked here.
 
 pyproject.toml's entry points, what the environment really has installed, the engine classes and the
 README's loop tables must all name the same eight loops with the same classes.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ovos_agentic_loop import _doctor as doctor
-from ovos_agentic_loop._loop_names import LOOP_NAMES, LOOPS, loop_name
+from ovos_agentic_loop._runtime.loop_names import LOOP_NAMES, LOOPS, loop_name
 from ovos_agentic_loop.config import LOOP_ENTRY_POINTS
 from ovos_agentic_loop.loops import StrategyLoopEngine
 
@@ -84,7 +84,8 @@ def test_the_installed_entry_points_match_the_registry() -> None:
     }
     installed.pop(BRAIN)
     assert installed == {loop.name: loop.target for loop in LOOPS}, (
-        "the installed entry points differ from ovos_agentic_loop._loop_names: reinstall (pip install -e .)"
+        "the installed entry points differ from ovos_agentic_loop._runtime.loop_names: "
+        "reinstall (pip install -e .)"
     )
 
 

@@ -18,7 +18,7 @@ pytest.importorskip("ovos_tool_adapters.mcp", reason="ovos-tool-adapters is not 
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop._lifecycle import child_pids
+from ovos_agentic_loop._runtime.lifecycle import child_pids
 from ovos_agentic_loop.cli import main
 from ovos_agentic_loop.personas import Persona, build_engine
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ovos_agentic_loop._sentences import SentenceSplitter, split_sentences, stream_sentences
+from ovos_agentic_loop._text.sentences import SentenceSplitter, split_sentences, stream_sentences
 
 
 @pytest.mark.parametrize(

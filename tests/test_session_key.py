@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from fake_openai_server import FakeOpenAIServer, answer
 
-from ovos_agentic_loop._session_key import session_key
+from ovos_agentic_loop._runtime.session_key import session_key
 from ovos_agentic_loop.brain import OpenAIBrain
 from ovos_agentic_loop.engine import ReActLoopEngine
 from ovos_agentic_loop.events import StepEvent

@@ -27,7 +27,7 @@ from ovos_agentic_loop._confirmation.pending import PendingCall, Signer, UsedIds
 from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
 from ovos_agentic_loop._confirmation.question import question
 from ovos_agentic_loop._confirmation.replies import Classifier, Verdict, load_classifier
-from ovos_agentic_loop._tool_spec import ToolSpec
+from ovos_agentic_loop._tools.spec import ToolSpec
 
 __all__ = [
     "CONFIRM_KEY_ENV",

@@ -21,7 +21,7 @@ from ovos_utils.log import LOG
 
 from ovos_agentic_loop._confirmation import Confirmation
 from ovos_agentic_loop._confirmation.pending import PendingCall
-from ovos_agentic_loop._observations import ToolOutcome
+from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop.events import BUS_CONFIRM_ANSWER_TOPIC, BUS_CONFIRM_DONE_TOPIC
 
 __all__ = ["BusAnswers"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from ovos_agentic_loop._tool_spec import ToolSpec
+from ovos_agentic_loop._tools.spec import ToolSpec
 
 __all__ = ["ConfirmPolicy", "has_side_effects"]
 

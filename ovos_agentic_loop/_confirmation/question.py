@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ovos_agentic_loop._language import language_code
+from ovos_agentic_loop._text.language import language_code
 
 __all__ = ["TOO_LARGE", "declined", "no_such_tool", "question"]
 

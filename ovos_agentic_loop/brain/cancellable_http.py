@@ -1,6 +1,6 @@
 """The brain's HTTP client: every connection can be closed by the call that is using it.
 
-See :mod:`ovos_agentic_loop._cancellation` for why. The ``openai`` client sends its requests
+See :mod:`ovos_agentic_loop._runtime.cancellation` for why. The ``openai`` client sends its requests
 through an httpx client; this one differs from the default only in its connections: each
 read or write first registers the connection with the current :class:`CancelScope` (the brain
 call running in this thread), and cancelling that scope shuts the socket down. The blocked
@@ -17,7 +17,7 @@ import contextlib
 import socket
 from typing import Any
 
-from ovos_agentic_loop import _cancellation as cancellation
+from ovos_agentic_loop._runtime import cancellation as cancellation
 
 __all__ = ["cancellable_http_client"]
 

@@ -56,7 +56,7 @@ class BrainConfig(StrictSection):
     extra_body: dict[str, Any] = Field(default_factory=dict)
     """Extra JSON fields for the request body (e.g. ``top_k``, ``cache_prompt``). Default none."""
     send_user: bool = True
-    """Send the session key (:mod:`ovos_agentic_loop._session_key`) as the OpenAI ``user`` field,
+    """Send the session key (:mod:`ovos_agentic_loop._runtime.session_key`) as the OpenAI ``user`` field,
     so a router or server can keep a conversation on one replica. Default on."""
     session_header: str = Field(default="x-litellm-session-id", pattern=r"^([A-Za-z0-9-]+)?$")
     """HTTP header that carries the session key too: LiteLLM's proxy reads ``x-litellm-session-id``

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ChatEngine
 
-from ovos_agentic_loop import _cancellation as cancellation
-from ovos_agentic_loop._sentences import stream_sentences
-from ovos_agentic_loop._session_key import session_key
+from ovos_agentic_loop._runtime import cancellation as cancellation
+from ovos_agentic_loop._runtime.session_key import session_key
+from ovos_agentic_loop._text.sentences import stream_sentences
 from ovos_agentic_loop.brain.cancellable_http import cancellable_http_client
 from ovos_agentic_loop.brain.config import BrainConfig
 from ovos_agentic_loop.brain.retry_policy import RetryClock, retry_after_seconds
@@ -85,7 +85,7 @@ def _retryable(exc: BaseException) -> bool:
 
 
 def _cancelled() -> bool:
-    """True in a brain call the loop has given up on (see :mod:`ovos_agentic_loop._cancellation`)."""
+    """True in a brain call the loop has given up on (see :mod:`ovos_agentic_loop._runtime.cancellation`)."""
     scope = cancellation.current()
     return scope is not None and scope.cancelled
 

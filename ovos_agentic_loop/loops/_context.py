@@ -27,11 +27,11 @@ from typing import Any, Protocol
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop._brain_call import BrainCallTimeout
-from ovos_agentic_loop._endings import NO_ANSWER, answer_of, out_of_steps, out_of_time
-from ovos_agentic_loop._observations import ToolOutcome
-from ovos_agentic_loop._transcript import conversation
-from ovos_agentic_loop._turn import Turn
+from ovos_agentic_loop._tools.observations import ToolOutcome
+from ovos_agentic_loop._turn.brain_call import BrainCallTimeout
+from ovos_agentic_loop._turn.endings import NO_ANSWER, answer_of, out_of_steps, out_of_time
+from ovos_agentic_loop._turn.transcript import conversation
+from ovos_agentic_loop._turn.turn import Turn
 from ovos_agentic_loop.events import StepKind
 from ovos_agentic_loop.loops._gates import Gate
 

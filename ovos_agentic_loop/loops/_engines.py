@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import BaseModel
 
-from ovos_agentic_loop._loop_names import loop_name
-from ovos_agentic_loop._toolset import WarnOnce
-from ovos_agentic_loop._turn import Turn
+from ovos_agentic_loop._runtime.loop_names import loop_name
+from ovos_agentic_loop._tools.toolset import WarnOnce
+from ovos_agentic_loop._turn.turn import Turn
 from ovos_agentic_loop.engine import AgentLoopEngine
 from ovos_agentic_loop.errors import ConfigError
 from ovos_agentic_loop.loops._chain_of_thought import ChainOfThought, ChainOfThoughtSettings

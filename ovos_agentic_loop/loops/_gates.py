@@ -1,6 +1,6 @@
 """What of a streamed reply a loop lets through: only the part after its final-answer marker.
 
-The ReAct loop's :class:`~ovos_agentic_loop._stream_gate.FinalAnswerGate` passes prose
+The ReAct loop's :class:`~ovos_agentic_loop._text.stream_gate.FinalAnswerGate` passes prose
 as it arrives. A chain of thought or a self-ask decision starts with prose that must
 never be spoken (the reasoning, a sub-question), so these loops use a stricter gate:
 nothing passes until the marker, then everything after it.

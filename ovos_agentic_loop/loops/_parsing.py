@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ovos_agentic_loop._protocol import clean_answer
+from ovos_agentic_loop._text.protocol import clean_answer
 
 __all__ = ["parse_items", "parse_scores", "parse_verdict"]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import ConfigDict, Field
 
-from ovos_agentic_loop._protocol import clean_answer
+from ovos_agentic_loop._text.protocol import clean_answer
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext
 from ovos_agentic_loop.loops._parsing import parse_items, parse_scores
 from ovos_agentic_loop_settings import StrictSection

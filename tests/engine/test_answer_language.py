@@ -14,7 +14,7 @@ import pytest
 from engine_helpers import engine_with, user
 from ovos_plugin_manager.templates.agents import MessageRole
 
-from ovos_agentic_loop._protocol import NATIVE_GUIDANCE
+from ovos_agentic_loop._text.protocol import NATIVE_GUIDANCE
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
 
@@ -88,7 +88,7 @@ def test_without_the_language_data_the_turn_still_answers(
     with a warning that says what to install."""
     import langcodes
 
-    from ovos_agentic_loop._language import language_name
+    from ovos_agentic_loop._text.language import language_name
 
     def no_data(self: Any, language: str = "en") -> str:
         raise ModuleNotFoundError("No module named 'language_data'")

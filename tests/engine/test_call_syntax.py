@@ -12,8 +12,8 @@ import pytest
 from conftest import DemoToolBox
 from engine_helpers import ENGINES_AND_MODES, engine_with, user
 
-from ovos_agentic_loop._protocol import ParsedCall, parse_reply, positional_parameters
-from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
+from ovos_agentic_loop._text.protocol import ParsedCall, parse_reply, positional_parameters
+from ovos_agentic_loop._text.stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop.testing import ScriptedBrain, in_chunks
 from ovos_agentic_loop_toolboxes.maths import EvaluateExpressionArgs, EvaluateExpressionOutput, MathToolBox
 
@@ -228,7 +228,7 @@ def test_stray_or_empty_tags_are_dropped_from_an_answer() -> None:
 
 
 def test_a_call_past_the_scan_bound_is_not_read() -> None:
-    from ovos_agentic_loop._protocol import MAX_CALL_SCAN_CHARS
+    from ovos_agentic_loop._text.protocol import MAX_CALL_SCAN_CHARS
 
     text = "x" * MAX_CALL_SCAN_CHARS + "<tool_call>add(1, 2)</tool_call>"
     parsed = _parse(text)

@@ -14,7 +14,7 @@ from engine_helpers import engine_with, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agents import MessageRole
 
-from ovos_agentic_loop._reactions.text import in_digits
+from ovos_agentic_loop._text.numbers import in_digits
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from conftest import DemoToolBox
 from engine_helpers import engine_with, user
 
-from ovos_agentic_loop._protocol import NATIVE_GUIDANCE, text_tool_prompt
+from ovos_agentic_loop._text.protocol import NATIVE_GUIDANCE, text_tool_prompt
 from ovos_agentic_loop.testing import ScriptedBrain
 
 #: Paid on every first request of a persona: about 60 tokens at most.

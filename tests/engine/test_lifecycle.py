@@ -154,7 +154,7 @@ class OtherSpawningTools(SpawningTools):
 def test_each_toolbox_is_given_its_own_children_with_one_scan_between_two(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ovos_agentic_loop import _lifecycle
+    from ovos_agentic_loop._runtime import lifecycle as _lifecycle
 
     install_toolboxes(
         monkeypatch,
@@ -221,7 +221,7 @@ def test_an_engine_nobody_shut_down_stops_its_children_at_interpreter_exit(tmp_p
             def discover_tools(self):
                 return [AgentTool("noop", "Does nothing.", ToolArguments, ToolOutput, lambda a: ToolOutput())]
 
-        from ovos_agentic_loop import _loading
+        from ovos_agentic_loop._runtime import loading as _loading
         _loading.installed_toolboxes = lambda: {"spawning": Spawning}
         from ovos_agentic_loop.personas import Persona, build_engine
 

@@ -74,7 +74,7 @@ def test_html_in_an_answer_is_not_markup_of_a_call() -> None:
 def test_a_hyphenated_tool_call_tag_is_protocol_too() -> None:
     """Seen on the spoken suite's held-out half (stock template): the answer came back as
     ``<tool-call>list_directory</tool-call>\\n<result>{...}`` and was spoken."""
-    from ovos_agentic_loop._protocol import parse_reply
+    from ovos_agentic_loop._text.protocol import parse_reply
 
     parsed = parse_reply('<tool-call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool-call>', ["add"], {})
     assert [(c.name, c.arguments) for c in parsed.calls] == [("add", {"a": 1, "b": 2})]

@@ -9,7 +9,7 @@ from engine_helpers import engine_with, user
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import MessageRole
 
-from ovos_agentic_loop._toolset import slim_schema
+from ovos_agentic_loop._tools.toolset import slim_schema
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call, tool_calls
 
 

@@ -320,7 +320,7 @@ def test_an_answer_that_only_announces_the_work_is_asked_for_the_call(
 ) -> None:
     # the bundled model on its stock template answered "Which file mentions the lighthouse?" with
     # the step it would take, and took none
-    from ovos_agentic_loop._reactions.described import ANNOUNCED_STEP
+    from ovos_agentic_loop._rules.described import ANNOUNCED_STEP
 
     brain = ScriptedBrain([announcement, tool_call("add", a=2, b=3), "Done: 5."])
     answer = engine_with(brain, [demo_tools]).continue_chat(user("go"))

@@ -12,7 +12,7 @@ from engine_helpers import engine_with, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 
-from ovos_agentic_loop._reactions.placeholder import placeholder_in
+from ovos_agentic_loop._rules.placeholder import placeholder_in
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
 

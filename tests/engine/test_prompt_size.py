@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ovos_plugin_manager.persona import find_toolbox_plugins
 
-from ovos_agentic_loop._protocol import NATIVE_GUIDANCE
-from ovos_agentic_loop._toolset import PersonaTools, slim_schema
+from ovos_agentic_loop._text.protocol import NATIVE_GUIDANCE
+from ovos_agentic_loop._tools.toolset import PersonaTools, slim_schema
 
 #: Upstream's 11 tools (the issue's comparison). 5,760 characters measured at this commit with
 #: the guidance; 6,201 before (1,849 tokens = 42% of upstream's ReAct prompt). A growth past this

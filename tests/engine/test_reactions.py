@@ -20,10 +20,10 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
-from ovos_agentic_loop._observations import Status, ToolOutcome
-from ovos_agentic_loop._reactions.table import MAX_NUDGES, REACTIONS, Reactions
-from ovos_agentic_loop._reactions.view import TurnView
-from ovos_agentic_loop._toolset import PersonaTools
+from ovos_agentic_loop._rules.table import MAX_NUDGES, REACTIONS, Reactions
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._tools.observations import Status, ToolOutcome
+from ovos_agentic_loop._tools.toolset import PersonaTools
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
 QUESTIONS = [
@@ -184,7 +184,7 @@ def test_status_of_each_kind_of_outcome() -> None:
 
 def test_decisions_do_not_depend_on_the_wording_of_observations(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reworded failures and reminders (no "Error" prefix, no "Not run again") change nothing."""
-    import ovos_agentic_loop._observations as observations
+    import ovos_agentic_loop._tools.observations as observations
 
     monkeypatch.setattr(observations, "observation_for_error", lambda exc, call, toolset: "Oops: 99 things")
     monkeypatch.setattr(observations, "NOT_RUN_AGAIN", "Same as above.")

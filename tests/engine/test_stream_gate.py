@@ -85,8 +85,8 @@ def test_every_streaming_engine_gives_the_continue_chat_answer(
 
 
 def test_answer_held_at_the_end_is_said_by_finish() -> None:
-    from ovos_agentic_loop._protocol import parse_reply
-    from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
+    from ovos_agentic_loop._text.protocol import parse_reply
+    from ovos_agentic_loop._text.stream_gate import FinalAnswerGate, Speech
 
     speech = Speech()
     gate = FinalAnswerGate(speech)

@@ -15,9 +15,9 @@ from engine_helpers import ENGINES_AND_MODES, engine_with, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ovos_agentic_loop._protocol import parse_reply, positional_parameters
-from ovos_agentic_loop._sentences import split_sentences
-from ovos_agentic_loop._stream_gate import FinalAnswerGate, Speech
+from ovos_agentic_loop._text.protocol import parse_reply, positional_parameters
+from ovos_agentic_loop._text.sentences import split_sentences
+from ovos_agentic_loop._text.stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop.testing import ScriptedBrain, in_chunks, tool_calls
 
 LEAKS = ('"name"', '"arguments"', "<tool_call", "</tool_call", "<tool_response", "```", "Action", "Thought")

@@ -16,8 +16,8 @@ from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 from pydantic import Field
 
-from ovos_agentic_loop._selection import FIND_TOOLS, ToolIndex, selects, shortlist
-from ovos_agentic_loop._toolset import PersonaTools
+from ovos_agentic_loop._tools.selection import FIND_TOOLS, ToolIndex, selects, shortlist
+from ovos_agentic_loop._tools.toolset import PersonaTools
 from ovos_agentic_loop.config import parse_config
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
 

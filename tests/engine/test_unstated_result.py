@@ -141,7 +141,7 @@ def test_a_stream_speaks_the_result_after_the_narration(maths: ToolBox) -> None:
 
 
 def test_a_long_result_is_quoted_cut() -> None:
-    from ovos_agentic_loop._reactions.unstated import MAX_QUOTED_CHARS, unstated_message
+    from ovos_agentic_loop._rules.unstated import MAX_QUOTED_CHARS, unstated_message
 
     message = unstated_message("x" * 10_000)
     assert "x" * MAX_QUOTED_CHARS + "…" in message and "x" * (MAX_QUOTED_CHARS + 1) not in message

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ovos_agentic_loop._brain_call import BrainCallTimeout, BrainHandle, call_brain
+from ovos_agentic_loop._turn.brain_call import BrainCallTimeout, BrainHandle, call_brain
 from ovos_agentic_loop.brain import OpenAIBrain
 from ovos_agentic_loop.local import prompt_cache
 from ovos_agentic_loop.local.server import log_file

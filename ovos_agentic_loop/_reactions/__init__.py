@@ -1,8 +1,0 @@
-"""The loop's reactions to what small models write instead of a tool call or an answer.
-
-One small class per habit (``base.Reaction``), each deciding over one read-only view of
-the turn (``view.TurnView``); ``table.REACTIONS`` is their order of priority and
-``table.Reactions`` the per-turn budget they share. The rules are about the kind of
-reply, never about a task. This package imports nothing from the turn, so the
-observations can use its hints (``programs``) without a cycle.
-"""

@@ -1,0 +1,55 @@
+"""Head arithmetic: a question that asks for a calculation, answered with a number nothing in
+the conversation holds (not the question, not a tool result, not rounded), while a calculator
+tool is loaded and was not called this turn.
+
+Small models read a value with one tool, then "work out" the rest and get it wrong ("15% of
+the budget is 12"). The loop asks to calculate it with the tool.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ovos_agentic_loop._rules.base import Nudge, Reaction, Response
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._text.numbers import call_format, grounded, numbers
+
+__all__ = ["HeadArithmetic"]
+
+# A question that asks for a calculation. "how many days" counts days between dates; a bare
+# "how many" counts what a tool listed and is not one.
+_CALCULATION = re.compile(
+    r"%|\b(?:percent\w*|per cent|sum|total|add(?:ed)? up|multipl\w*|times|divid\w*|average|mean|"
+    r"median|compute|calculat\w*|how many (?:days|weeks|months|years|hours|minutes)|difference|"
+    r"product|square root|convert\w*|interest|discount)\b",
+    re.IGNORECASE,
+)
+# "1." / "2)" opening a line of a numbered list: a step's number, not a result.
+_LIST_MARKER = re.compile(r"^[ \t]*\d{1,2}[.)](?=\s)", re.MULTILINE)
+
+
+class HeadArithmetic(Reaction):
+    name = "head arithmetic"
+    holds_stream = True
+
+    def may_apply(self, view: TurnView) -> bool:
+        """A calculation is asked for and the calculator is loaded but not called yet: whatever
+        number the answer will hold, it may be sent back."""
+        calculator = view.calculator
+        if calculator is None or calculator in view.called:
+            return False
+        return _CALCULATION.search(view.question) is not None
+
+    def applies(self, view: TurnView) -> Response | None:
+        if not self.may_apply(view):
+            return None
+        known = view.known_numbers
+        for number in numbers(_LIST_MARKER.sub("", view.answer)):
+            if not grounded(number, known):
+                how = call_format(view.text_mode)
+                message = (
+                    f"Do not calculate in your head ({number} may be wrong): call {view.calculator} now "
+                    f"with the calculation{how}, then answer with its result."
+                )
+                return Nudge(self.name, message)
+        return None

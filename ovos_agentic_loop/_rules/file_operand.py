@@ -1,0 +1,75 @@
+"""A file as an operand: a calculator call that names a file the turn has read (or a column of
+it: ``sum(expenses.amount)``), instead of its numbers.
+
+Asked "whats the average score in scores dot csv", the bundled model called the calculator
+with ``mean(scores.csv)``, was told to read the file first and write its numbers, read it, and
+then sent ``mean(scores.csv)`` twice more; the forced answer then guessed 79.8 (spoken suite,
+tune half). The loop has the file's content: the call is not run, and the model is given the
+numbers of that file, once per turn (the table's budget).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ovos_plugin_manager.templates.agents import ToolCall
+
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._text.numbers import field_numbers
+
+__all__ = ["MAX_LISTED_NUMBERS", "FileOperand"]
+
+#: Most numbers of a file listed back; a longer file is pointed to without them.
+MAX_LISTED_NUMBERS = 60
+
+# A file name inside an expression: a word, a dot, a word that starts with a letter
+# (``scores.csv``, ``data/q1.txt``, ``expenses.amount``; never ``2.5``). Only a name that is a
+# file this turn read counts (``math.sqrt`` is none).
+_FILE_NAME = re.compile(r"(?<![\w.])[\w\-/]*\w\.[A-Za-z]\w*")
+
+
+class FileOperand:
+    """Judges a reply's calls before they run (the answer reactions judge finished answers)."""
+
+    name = "a file name where its numbers belong"
+
+    def check(self, view: TurnView, calls: list[ToolCall]) -> str | None:
+        calculator, reader = view.calculator, view.reader
+        if calculator is None or reader is None:
+            return None
+        for call in calls:
+            expression = call.arguments.get("expression") if isinstance(call.arguments, dict) else None
+            if call.name != calculator or not isinstance(expression, str):
+                continue
+            for name in _FILE_NAME.findall(expression):
+                read = _read_file(view, reader, name)
+                if read is None:
+                    continue
+                path, content = read
+                found = field_numbers(content)
+                if not found or len(found) > MAX_LISTED_NUMBERS:
+                    continue  # nothing, or too much, to list: the calculator's own error stands
+                return (
+                    f"Not run: {name} names the file {path}; {calculator} calculates only with "
+                    f"numbers written out. The numbers in {path} are: {', '.join(found)}. Call "
+                    f"{calculator} again with the numbers the question needs written into the expression."
+                )
+        return None
+
+
+def _read_file(view: TurnView, reader: str, name: str) -> tuple[str, str] | None:
+    """The path and content of the file this turn read that ``name`` names: its path, its last
+    part (``scores.csv``), or its stem with a column after it (``expenses.amount``: written
+    like a table library's column, for expenses.csv)."""
+    wanted = name.rsplit("/", 1)[-1]
+    for outcome in view.outcomes.values():
+        output = outcome.output
+        if not outcome.ok or outcome.call.name != reader or not isinstance(output, dict):
+            continue
+        arguments = outcome.call.arguments if isinstance(outcome.call.arguments, dict) else {}
+        path = str(output.get("path") or arguments.get("path") or "")
+        last = path.rsplit("/", 1)[-1]
+        content = output.get("content")
+        if isinstance(content, str) and (wanted == last or wanted.split(".")[0] == last.split(".")[0]):
+            return path, content
+    return None

@@ -1,0 +1,103 @@
+"""Unsaid operands: a calculation whose numbers the user never said and no tool returned.
+
+Asked "whats twenty five percent of three hundred and twenty", the bundled model called the
+calculator with ``325 * 0.25``; "vinte por cento de trezentos e quarenta" became ``20 / 100 *
+300`` and "zweihundert euro plus neunzehn prozent" ``200 + 19.1`` (spoken suite, tune half): it
+writes a spoken number in digits and gets it wrong, and the wrong result is then spoken with
+confidence. The numbers of a conversation are known: its messages with their numbers in words
+read by ovos-number-parser (in the session's language), the tool results, the earlier calls. A
+calculator call holding a number none of them has is not run; the model is told which number and
+given the user's question with its numbers in digits, once per turn (the table's budget).
+
+What never counts as unsaid: small whole numbers (up to 10: exponents, halves, the 2 of a square),
+powers of ten (a percentage's 100), the usual conversion constants, a known number's sign, its
+hundredth (25 percent written 0.25) and a known amount with its cents said apart ("eighty four
+dollars and fifty cents", 84.5).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ovos_plugin_manager.templates.agents import MessageRole, ToolCall
+
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
+
+__all__ = ["UnsaidOperands", "said_numbers"]
+
+# 32 and 1.8 (Fahrenheit), 273.15 (kelvin), 60, 24, 365, 3600 (time), 12 (months, inches)
+_CONSTANTS = frozenset({12.0, 24.0, 32.0, 1.8, 273.15, 60.0, 365.0, 3600.0, 0.01, 0.1, 0.5})
+_POWER_OF_TEN = re.compile(r"^1(?:0+)?(?:\.0+)?$")
+
+
+def said_numbers(view: TurnView) -> set[float]:
+    """Every number of the conversation: as written, and said in words in the turn's language."""
+    known = set(view.known_numbers)
+    for message in view.transcript:
+        if message.role in (MessageRole.USER, MessageRole.ASSISTANT) and message.content:
+            known.update(float(n) for n in numbers(in_digits(message.content, view.lang)))
+    return known
+
+
+def _derived(known: set[float]) -> set[float]:
+    """What a known number may also be written as: its sign dropped, its hundredth, and a whole
+    amount with a two-digit number as its cents."""
+    wholes = [k for k in known if k.is_integer()]
+    cents = [k for k in wholes if 0 < k < 100]
+    return (
+        {abs(k) for k in known}
+        | {-k for k in known}
+        | {k / 100 for k in known}
+        | {w + c / 100 for w in wholes for c in cents if w >= 1}
+    )
+
+
+def _ordinary(number: str) -> bool:
+    """A number any calculation may hold without the user saying it."""
+    value = abs(float(number))
+    return value <= 10 or value in _CONSTANTS or _POWER_OF_TEN.match(number.lstrip("-")) is not None
+
+
+class UnsaidOperands:
+    """Judges a reply's calls before they run (the answer reactions judge finished answers)."""
+
+    name = "numbers nobody said"
+
+    def check(self, view: TurnView, calls: list[ToolCall]) -> str | None:
+        """The message for the reply's calls when a calculator call holds an unsaid number."""
+        calculator = view.calculator
+        if calculator is None:
+            return None
+        mine = [
+            c
+            for c in calls
+            if c.name == calculator
+            and isinstance(c.arguments, dict)
+            and isinstance(c.arguments.get("expression"), str)
+        ]
+        if not mine:
+            return None
+        known = said_numbers(view)
+        known |= _derived(known)
+        for call in mine:
+            unsaid = [n for n in numbers(call.arguments["expression"]) if not _ordinary(n)]
+            unsaid = [n for n in unsaid if not grounded(n, known)]
+            if unsaid:
+                return self._message(view, calculator, unsaid[0])
+        return None
+
+    @staticmethod
+    def _message(view: TurnView, calculator: str, number: str) -> str:
+        asked = in_digits(view.question, view.lang)
+        if not numbers(asked):
+            return (
+                f"Not run: {number} is no number the user said or a tool returned. Call {calculator} "
+                "again with the user's own numbers."
+            )
+        # The question itself, numbers in digits: given only the list "25, 320", the bundled model
+        # dropped the percent and wrote 25 * 320; the words say what to do with the numbers.
+        return (
+            f"Not run: {number} is no number the user said or a tool returned. The user asked, with "
+            f'the numbers in digits: "{asked.strip()}". Call {calculator} again with these numbers.'
+        )

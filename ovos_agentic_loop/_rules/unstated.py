@@ -1,0 +1,110 @@
+"""An unstated result: the answer comes right after tool results, talks about the call, and
+holds none of their values ("This is the result of the calculation.", "The command executed
+successfully"). The bundled model on its stock template says this after most single calls.
+The loop asks for the answer with the result, quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from ovos_agentic_loop._rules.base import Nudge, Reaction, Response
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
+
+__all__ = ["MAX_QUOTED_CHARS", "ResultValues", "UnstatedResult", "unstated_message"]
+
+#: Most characters of the result's values quoted back to an answer that states none of them.
+MAX_QUOTED_CHARS = 300
+
+# Words that carry no result: a narration ("This is the result of the calculation", "returning the
+# total number of files") is made of them.
+_FUNCTION_WORDS = (
+    "a an and are as at be by for from has have in is it its of on or that the this to was were with "
+    "true false null none yes no ok"
+)
+_RESULT_WORDS = (
+    "total number count list listing files file folder directory lines line output result value "
+    "returned exit code success successful error done"
+)
+_EMPTY_WORDS = frozenset(f"{_FUNCTION_WORDS} {_RESULT_WORDS}".split())
+# An answer about the call instead of its outcome speaks of these ("the result of the calculation",
+# "the command executed successfully", "the statistics_summary function call"). A short answer
+# without them ("Done.") is left alone: it may be all a write needs.
+_NARRATION = re.compile(
+    r"\b(?:results?|outputs?|returned|executed|successfully|functions?|tools?|commands?|calls?|"
+    r"calculations?)\b|\w_\w",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def unstated_message(values: str) -> str:
+    """Said to an answer that follows tool results and states none of them. The values are
+    quoted: asked only to "give the values", the bundled model repeated its narration."""
+    quoted = values if len(values) <= MAX_QUOTED_CHARS else values[:MAX_QUOTED_CHARS] + "…"
+    return (
+        f"Your reply does not say what the result is. The result was: {quoted}\n"
+        "Answer my question now with it, in plain sentences."
+    )
+
+
+@dataclass(frozen=True)
+class ResultValues:
+    """What of tool results an answer must state: their numbers and their value words.
+
+    A value is a number of a result (0 and 1, which are mostly status codes, do not count), or a
+    word in one that is not a JSON key and not an empty word; a number counts also rounded
+    (21.33 of 21.3333). Numbers written as words in ``lang`` count as numbers (ovos-number-parser)."""
+
+    numbers: frozenset[float]
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, texts: list[str]) -> ResultValues | None:
+        """The values of ``texts``; None when they hold none (an empty listing: nothing to state)."""
+        values = {float(n) for text in texts for n in numbers(text) if float(n) not in (0.0, 1.0)}
+        words = {
+            w for text in texts for w in (m.lower() for m in _WORD.findall(text)) if w not in _EMPTY_WORDS
+        }
+        return cls(frozenset(values), frozenset(words)) if values or words else None
+
+    def contradicted_by(self, answer: str, known: AbstractSet[float], lang: str | None = None) -> bool:
+        """``answer`` states none of these values but holds a number the conversation does not
+        (``known``): a wrong or mangled result ("It is 12.", "thirty-five twenty-five"), not an
+        answer that simply needed no number ("William Shakespeare wrote it.")."""
+        if self.stated_in(answer, lang):
+            return False
+        known = known | self.numbers
+        if any(not grounded(n, known) for n in numbers(answer)):
+            return True
+        # A number read from words counts without its sign: the parser reads "seven minus twelve
+        # equals negative five" as "-12 equals -5" (the subtraction's "minus" taken as a sign).
+        return any(
+            not grounded(n, known) and not grounded(n.lstrip("-"), known)
+            for n in numbers(in_digits(answer, lang))
+        )
+
+    def stated_in(self, answer: str, lang: str | None = None) -> bool:
+        if any(grounded(n, self.numbers) for n in numbers(answer)):
+            return True
+        if any(w.lower() in self.words for w in _WORD.findall(answer)):
+            return True
+        spelled = in_digits(answer, lang)
+        return spelled != answer and any(grounded(n, self.numbers) for n in numbers(spelled))
+
+
+class UnstatedResult(Reaction):
+    """An answer right after tool results that talks about the call or its result and states
+    none of their values."""
+
+    name = "the result is not stated"
+
+    def applies(self, view: TurnView) -> Response | None:
+        texts = view.last_values()
+        values = ResultValues.of(texts)
+        if values is None or not _NARRATION.search(view.answer) or values.stated_in(view.answer):
+            return None
+        return Nudge(self.name, unstated_message("; ".join(texts)))

@@ -1,0 +1,133 @@
+"""The one read-only view of a turn that every reaction decides over.
+
+It finds the tools the reactions care about (the calculator, the file reader, the
+command runner) once, and reads tool results from the turn's typed outcomes, never
+from the wording of an observation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, TypeVar, cast
+
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+from ovos_agentic_loop._text.numbers import known_numbers
+from ovos_agentic_loop._text.values import leaves
+from ovos_agentic_loop._tools.observations import ToolOutcome
+from ovos_agentic_loop._tools.toolset import ToolSet
+
+__all__ = ["TurnView", "latest_values"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """A turn as the reactions see it: its tools, transcript and outcomes, and the answer under
+    judgement ("" when deciding early, before the reply is in)."""
+
+    tools: ToolSet
+    transcript: Sequence[AgentMessage]
+    outcomes: Mapping[int, ToolOutcome]  # by the transcript index of their TOOL message
+    text_mode: bool
+    answer: str = ""
+    lang: str | None = None  # the session's language: numbers in words are read in it
+    # What a reaction worked out about this view, for the next one that asks (see ``remember``).
+    _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def remember(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()``, worked out once per view: reactions that need the same finding share it."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return cast(T, self._memo[key])
+
+    @cached_property
+    def question(self) -> str:
+        """The last user message of the transcript."""
+        return next((m.content or "" for m in reversed(self.transcript) if m.role == MessageRole.USER), "")
+
+    @cached_property
+    def called(self) -> frozenset[str]:
+        """Names of the tools called this turn."""
+        return frozenset(c.name for m in self.transcript if m.tool_calls for c in m.tool_calls)
+
+    @cached_property
+    def call_arguments(self) -> str:
+        """Every call's arguments of this turn, as JSON text (what a file name is looked for in)."""
+        return " ".join(
+            json.dumps(c.arguments, default=str)
+            for m in self.transcript
+            if m.tool_calls
+            for c in m.tool_calls
+        )
+
+    @cached_property
+    def calculator(self) -> str | None:
+        """The tool that calculates an expression (a required ``expression`` argument)."""
+        return self.tools.requiring("expression")
+
+    @cached_property
+    def runner(self) -> str | None:
+        """The tool that runs a program from a command line (a required ``command`` argument)."""
+        return self.tools.requiring("command")
+
+    @cached_property
+    def reader(self) -> str | None:
+        """The tool that reads a file: a "read" tool whose only required argument is ``path``."""
+        return next(
+            (t.name for t in self.tools.tools if t.required == ["path"] and "read" in t.name),
+            None,
+        )
+
+    @cached_property
+    def known_numbers(self) -> frozenset[float]:
+        """Every number of the conversation (``text.known_numbers``), its tool results read from
+        their typed outcomes, a caller's tool's from its JSON."""
+        results: list[str] = []
+        for at, message in enumerate(self.transcript):
+            if message.role == MessageRole.TOOL:
+                outcome = self.outcomes.get(at)
+                results += outcome.values() if outcome is not None else _caller_values(message.content or "")
+        return frozenset(known_numbers(self.transcript, results))
+
+    def with_answer(self, answer: str) -> TurnView:
+        return TurnView(self.tools, self.transcript, self.outcomes, self.text_mode, answer, self.lang)
+
+    def last_values(self) -> list[str]:
+        """The values of the successful tool results the transcript ends with, in order."""
+        texts: list[str] = []
+        for at in range(len(self.transcript) - 1, -1, -1):
+            message = self.transcript[at]
+            if message.role != MessageRole.TOOL:
+                break
+            outcome = self.outcomes.get(at)
+            texts[:0] = outcome.values() if outcome is not None else _caller_values(message.content or "")
+        return texts
+
+
+def latest_values(view: TurnView) -> list[str]:
+    """The values of the latest reply's calls that succeeded (earlier ones when a later reply's
+    calls all failed or were not run again): what a final answer must state."""
+    values: list[str] = []
+    for at in range(len(view.transcript) - 1, -1, -1):
+        outcome = view.outcomes.get(at)
+        if outcome is not None:  # a TOOL message of ours: part of the latest run of results
+            values[:0] = outcome.values()
+        elif values:  # the run of results is over, and it held values
+            return values
+    return values
+
+
+def _caller_values(content: str) -> list[str]:
+    """The values of a result the caller's own tool sent back (its text is the caller's, not ours)."""
+    if content.startswith("Error"):
+        return []
+    try:
+        parsed = json.loads(content)
+    except ValueError:
+        return [content]
+    return leaves(parsed) if isinstance(parsed, (dict, list)) else [content]

@@ -1,0 +1,74 @@
+"""A past year nobody said: a call holding a date two or more years back, in a conversation that
+never names that year.
+
+Asked "how many days until christmas" on 2026-12-01, the bundled model called ``days_between``
+with ``2023-12-25`` (its training years) and ``today``, and answered "1072 days until Christmas"
+in every run of the spoken suite's tune half, on both templates, even with the clock's note beside
+the count ("if this year's date was meant, 2026-12-25 is 24 days from today"). The call is not
+run; the model is told today's date, once per turn (the table's budget: sent again as it was, the
+call runs: "how many days since christmas 2023" may mean it).
+
+Last year is left alone ("last christmas"), and so is any year the conversation holds: in digits,
+in words (read by ovos-number-parser from each word on, since it gives up on a whole sentence with
+an ordinal in it: "the fourth of july two thousand and twenty"), said as two pairs ("nineteen
+ninety nine"), or in a tool's result.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from ovos_plugin_manager.templates.agents import MessageRole, ToolCall
+
+from ovos_agentic_loop._rules.operands import said_numbers
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._text.numbers import in_digits, numbers
+from ovos_agentic_loop._text.values import leaves
+
+__all__ = ["UnsaidYear"]
+
+_DATE = re.compile(r"(?<!\d)((?:1[89]|2\d)\d\d)-(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])(?!\d)")
+_YEAR_PAIR = re.compile(r"(?<![\d.])(1[0-9]|20) (\d{2})(?![\d.])")  # "19 99": a year said in two pairs
+
+
+class UnsaidYear:
+    """Judges a reply's calls before they run (the answer reactions judge finished answers)."""
+
+    name = "a past year nobody said"
+
+    def check(self, view: TurnView, calls: list[ToolCall]) -> str | None:
+        today = dt.date.today()
+        dated = [(call, match) for call in calls for match in _dates(call.arguments)]
+        old = [(call, match) for call, match in dated if int(match.group(1)) <= today.year - 2]
+        if not old:
+            return None
+        said = _years_said(view)
+        for call, match in old:
+            if int(match.group(1)) not in said:
+                return (
+                    f"Not run: {match.group(0)} is in {match.group(1)}, a year nobody named; today is "
+                    f"{today.isoformat()}. Call {call.name} again with the date the user means (this "
+                    "year's, or next year's once this year's has passed)."
+                )
+        return None
+
+
+def _dates(arguments: object) -> list[re.Match[str]]:
+    return [m for leaf in leaves(arguments) for m in _DATE.finditer(leaf)]
+
+
+def _years_said(view: TurnView) -> set[int]:
+    """Every year the conversation holds: the numbers the operand check counts as said (messages in
+    digits and in words, tool results), read again from each later word on, and year pairs.
+    Only reached for a call with an old date: a few parser calls per message word."""
+    found = {int(k) for k in said_numbers(view) if k.is_integer()}
+    for message in view.transcript:
+        if message.role not in (MessageRole.USER, MessageRole.ASSISTANT) or not message.content:
+            continue
+        words = message.content.split()
+        for start in range(1, len(words)):  # from the first word on: said_numbers has it
+            digits = in_digits(" ".join(words[start:]), view.lang)
+            found.update(int(float(n)) for n in numbers(digits) if float(n).is_integer())
+            found.update(int(a + b) for a, b in _YEAR_PAIR.findall(digits))
+    return found

@@ -1,0 +1,108 @@
+"""Reading prose for the reactions: numbers as written, and how to ask for a call."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from ovos_plugin_manager.templates.agents import AgentMessage
+
+from ovos_agentic_loop._runtime.log import ovos_logger
+from ovos_agentic_loop._text.language import language_code
+
+__all__ = ["call_format", "field_numbers", "grounded", "in_digits", "known_numbers", "numbers"]
+
+# A number as written in prose: 1,065 / 1065 / 2.33 / -4 (a hyphen between digits is no sign).
+_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d.])|(?<![\w.,])-?\d+(?:\.\d+)?")
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers written in ``text``, without thousands separators."""
+    found = []
+    for match in _NUMBER.finditer(text):
+        value = match.group().replace(",", "")
+        if match.start() > 0 and value.startswith("-") and text[match.start() - 1].isdigit():
+            value = value[1:]  # 2026-11-30: a date, not minus eleven
+        found.append(value)
+    return found
+
+
+def grounded(number: str, known: Iterable[float]) -> bool:
+    """``number`` is in ``known``, or is one of them rounded to its own decimals (2.33 of 2.3333)."""
+    value = float(number)
+    decimals = len(number.partition(".")[2])
+    return any(abs(k - value) < 1e-9 or round(k, decimals) == value for k in known)
+
+
+def known_numbers(transcript: Iterable[AgentMessage], results: Iterable[str] = ()) -> set[float]:
+    """Every number the conversation holds: its messages and the arguments of its calls; and the
+    numbers of the tool results' values (``results``, read field by field: see ``field_numbers``)."""
+    known: set[float] = set()
+    for message in transcript:
+        texts = [message.content or ""]
+        texts += [json.dumps(c.arguments, default=str) for c in message.tool_calls or []]
+        for text in texts:
+            known.update(float(n) for n in numbers(text))
+    known.update(float(n) for value in results for n in field_numbers(value))
+    return known
+
+
+_SEPARATORS = re.compile(r"[,;\t\n]")
+
+
+def field_numbers(text: str) -> list[str]:
+    """The numbers of a table or list (``text`` split at commas, semicolons, tabs, lines): a CSV
+    file's numbers ("ana,72") are no thousands ("1,065"), and were not read in prose."""
+    return [n for field in _SEPARATORS.split(text) for n in numbers(field)]
+
+
+def call_format(text_mode: bool) -> str:
+    """How the model is asked to make a call: the text protocol's two lines, or a native call."""
+    return (
+        " in the format\nAction: <tool name>\nAction Input: <JSON object>"
+        if text_mode
+        else " (a real tool call)"
+    )
+
+
+#: The word for minus, where ovos-number-parser (0.19) reads "X minus Y" as -Y and so loses X
+#: ("seven minus twelve" -> "-12", "sete menos doze" -> "-19"): the text is read piece by piece
+#: around it. Spanish it reads right.
+_MINUS_WORDS = {"en": "minus", "de": "minus", "pt": "menos"}
+
+
+@lru_cache(maxsize=64)
+def in_digits(answer: str, lang: str | None) -> str:
+    """``answer`` with numbers written as words turned into digits ("three hundred fifty-two point
+    five" -> 352.5), by the OVOS ecosystem's own multilingual parser; imported only when needed.
+    A minus after a number is the operation and stays a word ("7 minus 12"); any other is the
+    next number's sign ("minus five celsius" -> "-5 celsius").
+    Cached: one answer is read by ``stated_in`` and then ``contradicted_by``."""
+    code = language_code(lang)
+    minus = _MINUS_WORDS.get(code)
+    if minus is None:
+        return _digits(answer, code)
+    # split with the word kept: pieces[1::2] are the minus words as written, the rest the text between
+    pieces = re.split(rf"\b({minus})\b", answer, flags=re.IGNORECASE)
+    text = _digits(pieces[0], code)
+    for word, piece in zip(pieces[1::2], pieces[2::2], strict=True):
+        digits = _digits(piece, code).lstrip()
+        sign = not re.search(r"\d\s*$", text) and re.match(r"\d", digits)
+        # after a number it is the operation ("7 minus 12"), before one a sign ("-5 celsius"), and
+        # with no number beside it a word ("plus or minus a bit"); the parser drops the spaces
+        text = f"{text.rstrip()} -{digits}" if sign else f"{text.rstrip()} {word} {digits}"
+    return text.strip()
+
+
+def _digits(text: str, lang: str) -> str:
+    if not text.strip():
+        return text
+    try:
+        from ovos_number_parser import numbers_to_digits
+
+        return str(numbers_to_digits(text, lang=lang))
+    except Exception as exc:  # noqa: BLE001 - a language it lacks, or a parser error: no spelled numbers then
+        ovos_logger(__name__).debug(f"numbers in words not read ({lang}): {type(exc).__name__}: {exc}")
+        return text

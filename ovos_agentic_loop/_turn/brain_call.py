@@ -1,0 +1,166 @@
+"""One bounded call to the brain: plain or streamed, never waiting past the turn's deadline.
+
+The brain runs in a worker thread that feeds a queue; the loop reads the queue with
+the time left in the turn. A brain that hangs therefore costs at most the budget,
+and its late reply is dropped. A brain failure becomes a :class:`BrainError` that
+names the brain (unless the brain raised one already, which says more).
+
+A brain whose ``continue_chat`` / ``stream_message`` takes a ``deadline`` keyword gets
+the turn's deadline (a ``time.monotonic()`` value), so it can bound its own retries and
+waits (``Retry-After``) by it instead of sleeping past the point where nobody listens.
+"""
+
+from __future__ import annotations
+
+import inspect
+import queue
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
+
+from ovos_agentic_loop._runtime import cancellation as cancellation
+from ovos_agentic_loop._runtime.cancellation import CancelScope
+from ovos_agentic_loop._runtime.daemon_pool import shared_pool
+from ovos_agentic_loop.errors import BrainError, ShuttingDown
+
+__all__ = ["BrainCallTimeout", "BrainHandle", "call_brain"]
+
+
+class BrainCallTimeout(TimeoutError):
+    """The turn's time budget ran out while the brain was still answering."""
+
+
+@dataclass(frozen=True)
+class BrainHandle:
+    """A brain plus what it accepts, found once when the brain is set (not on every call)."""
+
+    engine: ChatEngine
+    name: str
+    supports_tools: bool
+    accepts_stop: bool
+    can_stream: bool
+    #: The brain takes ``deadline=`` (``time.monotonic()`` seconds) and bounds its retries by it.
+    accepts_deadline: bool = False
+    #: The brain takes ``session_key=`` (``_runtime.session_key``) and sends it with its requests.
+    accepts_session_key: bool = False
+    #: False for a brain that drops system messages (ovos-chat-openai-plugin without
+    #: ``allow_system_prompts``): the loop then folds its instructions into the first user message.
+    keeps_system: bool = True
+
+    @classmethod
+    def wrap(cls, engine: ChatEngine, name: str) -> BrainHandle:
+        try:
+            parameters = inspect.signature(engine.continue_chat).parameters
+        except (TypeError, ValueError):
+            parameters = {}  # type: ignore[assignment]
+        return cls(
+            engine=engine,
+            name=name,
+            supports_tools=bool(getattr(engine, "supports_tools", False)),
+            accepts_stop="stop" in parameters,
+            accepts_deadline="deadline" in parameters,
+            accepts_session_key="session_key" in parameters,
+            can_stream=callable(getattr(engine, "stream_message", None)),
+            keeps_system=getattr(engine, "allow_system", True) is not False,
+        )
+
+
+_DONE = object()
+
+
+def _pass_shutdown(future: Future[None], items: queue.SimpleQueue[Any]) -> None:
+    # ``work`` reports its own outcome through ``items``; only a future failed by the pool's
+    # exit handling (the work never ran, or still runs) has something left to tell.
+    if not future.cancelled() and isinstance(future.exception(), ShuttingDown):
+        items.put(future.exception())
+
+
+def call_brain(
+    brain: BrainHandle, messages: list[AgentMessage], **options: Any
+) -> Iterator[str | AgentMessage]:
+    """Yield text deltas (when streaming) and, last, the complete reply message.
+
+    A call the loop stops waiting for (its deadline passed, or the caller stopped reading) is
+    cancelled: a brain that supports it closes the request, and the server stops computing it.
+    """
+    scope = CancelScope()
+    finished = False
+    try:
+        for item in _call_brain(brain, messages, scope=scope, **options):
+            finished = not isinstance(item, str)  # the reply message comes last
+            yield item
+    finally:
+        if not finished:
+            scope.cancel()
+
+
+def _call_brain(
+    brain: BrainHandle,
+    messages: list[AgentMessage],
+    *,
+    scope: CancelScope,
+    deadline: float,
+    stream: bool,
+    tools: list[dict[str, Any]] | None,
+    stop: list[str] | None,
+    session_id: str,
+    lang: str | None,
+    units: str | None,
+    session_key: str | None = None,
+) -> Iterator[str | AgentMessage]:
+    kwargs: dict[str, Any] = {"session_id": session_id, "lang": lang, "units": units}
+    if session_key and brain.accepts_session_key:
+        kwargs["session_key"] = session_key
+    if tools:
+        kwargs["tools"] = tools
+    if stop and brain.accepts_stop:
+        kwargs["stop"] = stop
+    if brain.accepts_deadline:
+        kwargs["deadline"] = deadline
+    # SimpleQueue: the C queue; Queue's Python-level Condition costs more on every hand-off, per step.
+    items: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    streaming = stream and brain.can_stream
+
+    def work() -> None:
+        try:
+            if streaming:
+                for item in brain.engine.stream_message(messages, **kwargs):
+                    items.put(item)
+            else:
+                items.put(brain.engine.continue_chat(messages, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread, which raises it
+            items.put(exc)
+        items.put(_DONE)
+
+    # A call the loop stopped waiting for finishes in the background (its thread is a daemon).
+    # At interpreter exit the pool fails the future: that must wake this wait too.
+    future = shared_pool().submit(cancellation.run_in(scope, work))
+    future.add_done_callback(lambda done: _pass_shutdown(done, items))
+    reply: AgentMessage | None = None
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise BrainCallTimeout()
+        try:
+            item = items.get(timeout=remaining)
+        except queue.Empty:
+            raise BrainCallTimeout() from None
+        if item is _DONE:
+            break
+        if isinstance(item, BaseException):
+            if isinstance(item, (BrainError, ShuttingDown)):
+                raise item
+            raise BrainError(f"brain {brain.name!r} failed: {type(item).__name__}: {item}") from item
+        if isinstance(item, AgentMessage):
+            reply = item
+        elif isinstance(item, str) and item:
+            yield item
+    if reply is None:
+        raise BrainError(f"brain {brain.name!r} returned no message")
+    if reply.role != MessageRole.ASSISTANT:
+        reply.role = MessageRole.ASSISTANT
+    yield reply
