@@ -28,9 +28,11 @@ OPTIONAL: dict[str, str] = {
     "ddgs": f"ddgs, {_WEB}",
     "trafilatura": f"trafilatura, {_WEB}",
     "gguf": "gguf, the local extra: pip install -e '.[local]' (or pip install gguf)",
+    "xllamacpp": "xllamacpp (the prebuilt llama.cpp server), the local extra: pip install -e '.[local]'",
     "fastapi": f"fastapi, a dependency of ovos-persona-server, {_BOOTSTRAP}",
     "ovos_persona_server": f"ovos-persona-server, {_BOOTSTRAP}",
     "ovos_persona": f"ovos-persona, {_BOOTSTRAP}",
+    "ovos_yes_no": f"ovos-yes-no-plugin (the yes/no engine confirmations load), {_BOOTSTRAP}",
     "ovos_openai_plugin": f"ovos-openai-plugin (the brain ovos-chat-openai-plugin), {_BOOTSTRAP}",
 }
 

@@ -77,6 +77,7 @@ def test_the_engine_given_only_its_section_says_where_it_looked(ovos_log) -> Non
     assert "the persona's top level was not given to the loop" in infos
 
 
+@pytest.mark.needs_package("ovos_persona")
 def test_under_ovos_persona_a_top_level_section_is_out_of_sight_and_the_log_says_so(ovos_log) -> None:
     """The documented limit, through the real host: ovos-persona passes the loop its own section only."""
     from ovos_persona import Persona as OvosPersona

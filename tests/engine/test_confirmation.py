@@ -20,11 +20,14 @@ from ovos_utils.fakebus import FakeBus
 
 from ovos_agentic_loop._confirmation.pending import mark_of, without_marks
 from ovos_agentic_loop._confirmation.replies import Verdict, load_classifier
-from ovos_agentic_loop.errors import ConfigError
 from ovos_agentic_loop.events import BUS_CONFIRM_ANSWER_TOPIC, BUS_CONFIRM_DONE_TOPIC, BUS_CONFIRM_TOPIC
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 from ovos_agentic_loop_toolboxes.filesystem import FileSystemToolBox
 from ovos_agentic_loop_toolboxes.shell import ShellToolBox
+
+# Every test here classifies a spoken yes or no (or builds a policy that needs to); the policy
+# checks that need no yes/no engine are in test_confirmation_policy.py.
+pytestmark = pytest.mark.needs_package("ovos_yes_no")
 
 NOTE = {"path": "reminder.txt", "content": "call mom at six"}
 ASK = "Write a note: call mom at six."
@@ -334,12 +337,6 @@ def test_confirm_side_effects_asks_before_writing_but_not_before_reading(tmp_pat
     assert [e.name for e in events if e.kind == "tool_call"] == ["read_file"]
 
 
-def test_without_a_policy_nothing_is_asked(tmp_path: Path) -> None:
-    engine, _, _ = asking(tmp_path, confirm_tools=[])
-    assert engine.continue_chat([user(ASK)]).content == "I wrote the note."
-    assert written(tmp_path) == ["reminder.txt"]
-
-
 def test_a_toolbox_declares_its_own_policy_in_its_section(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("hello")
     brain = ScriptedBrain([tool_call("read_file", path="a.txt")])
@@ -367,41 +364,6 @@ def test_the_annotations_never_reach_the_model(tmp_path: Path) -> None:
     brain = ScriptedBrain(["Hi."])
     engine_with(brain, [files(tmp_path)], confirm_side_effects=True).continue_chat([user("hi")])
     assert "x-tool-annotations" not in json.dumps(brain.calls[0].tools)
-
-
-def test_our_toolboxes_say_which_tools_change_something(tmp_path: Path) -> None:
-    from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY
-
-    notes = {t["name"]: t["argument_schema"][TOOL_ANNOTATIONS_KEY] for t in files(tmp_path).tool_json_list}
-    assert notes["write_file"]["readOnlyHint"] is False and notes["write_file"]["destructiveHint"] is True
-    assert all(notes[name]["readOnlyHint"] for name in notes if name != "write_file")
-    shell = ShellToolBox(config={"allow_shell": True, "root_path": str(tmp_path)})
-    (run,) = shell.tool_json_list
-    assert run["argument_schema"][TOOL_ANNOTATIONS_KEY]["readOnlyHint"] is False
-
-
-def test_an_executable_skill_script_counts_as_a_side_effect() -> None:
-    from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY
-    from ovos_agentic_loop_toolboxes.skill_md import SkillMDToolBox
-
-    skills = SkillMDToolBox(config={"enabled_skills": ["text-stats"]})
-    notes = {t["name"]: t["argument_schema"][TOOL_ANNOTATIONS_KEY] for t in skills.tool_json_list}
-    assert notes.pop("text_stats")["readOnlyHint"] is False
-    assert notes and all(note["readOnlyHint"] for note in notes.values())  # the instructions are only read
-
-
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [("confirm_tools", "write_file"), ("confirm_side_effects", "true"), ("confirm_key", "short")],
-)
-def test_bad_policy_values_are_refused_by_key(key: str, value: Any) -> None:
-    with pytest.raises(ConfigError, match=key):
-        engine_with(ScriptedBrain([]), [], **{key: value})
-
-
-def test_a_bad_toolbox_confirm_is_refused_by_key(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="confirm"):
-        files(tmp_path, confirm="yes")
 
 
 def test_the_classifier_is_bounded() -> None:
@@ -457,18 +419,6 @@ def test_a_bus_no_runs_nothing(tmp_path: Path) -> None:
     bus.emit(Message(BUS_CONFIRM_ANSWER_TOPIC, {"token": seen[0].data["token"], "answer": False}))
     assert done[-1].data["decision"] == "no" and done[-1].data["ran"] is False
     assert written(tmp_path) == []
-
-
-def test_a_policy_without_the_yes_no_engine_is_an_error_at_construction(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import ovos_plugin_manager.agents as opm_agents
-
-    monkeypatch.setattr(opm_agents, "load_yesno_plugin", lambda _name: None)
-    with pytest.raises(ConfigError, match="pip install ovos-yes-no-plugin"):
-        engine_with(ScriptedBrain([]), [files(tmp_path)], confirm_tools=["write_file"])
-    with pytest.raises(ConfigError, match="ovos-yes-no-plugin"):
-        engine_with(ScriptedBrain([]), [files(tmp_path, confirm=True)])
 
 
 @pytest.mark.parametrize("mode", ["text", "native", "auto"])

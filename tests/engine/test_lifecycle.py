@@ -91,6 +91,7 @@ def test_shutdown_closes_every_toolbox_the_engine_built_once() -> None:
     assert engine.toolboxes == [caller_owned]
 
 
+@pytest.mark.needs_package("ovos_persona")
 def test_ovos_persona_unloading_its_handlers_closes_the_toolboxes() -> None:
     """ovos-persona's QuestionSolversService.shutdown() calls shutdown() on each handler."""
     from ovos_persona import Persona as OvosPersona

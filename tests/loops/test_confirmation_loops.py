@@ -13,6 +13,9 @@ from ovos_agentic_loop._confirmation.pending import mark_of, without_marks
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
 from ovos_agentic_loop_toolboxes.filesystem import FileSystemToolBox
 
+# A yes or a no is classified by ovos-yes-no-plugin: skipped without it (a plain '.[test]' install).
+pytestmark = pytest.mark.needs_package("ovos_yes_no")
+
 NOTE = {"path": "note.txt", "content": "alpha"}
 QUESTION = "Should I write 'alpha' to note.txt?"
 
