@@ -190,7 +190,11 @@ def _server_checks(endpoint: Endpoint, brain: str) -> list[Check]:
     serves = code == 200 and isinstance(body, dict) and "data" in body
     if serves:
         models = ", ".join(str(m.get("id")) for m in body["data"] if isinstance(m, dict))
-        return [Check("server", "ok", f"{where} answers (models: {models or '?'})")]
+        found = [Check("server", "ok", f"{where} answers (models: {models or '?'})")]
+        owner = read_info(port) if local else None
+        if owner is not None:
+            found.append(_build_check(owner.build, owner.binary))
+        return found
     if code in (401, 403):
         refused = f"{where} refused the key (HTTP {code})"
         return [Check("server", "fail", refused, f'check "key" in the persona\'s "{brain}" section')]
@@ -213,6 +217,14 @@ def _server_checks(endpoint: Endpoint, brain: str) -> list[Check]:
         else "start that server, or point api_url at a running one"
     )
     return [Check("server", "fail", f"nothing answers at {where}: {why or 'no model list'}", fix)]
+
+
+def _build_check(build: str, what: str) -> Check:
+    """Which llama.cpp server build our local server runs, and what the other one would give."""
+    from ovos_agentic_loop.local.server import ServerKind, ServerProgram, describe_choice
+
+    kind: ServerKind = "prebuilt" if build == "prebuilt" else "native"
+    return Check("server build", "ok", describe_choice(ServerProgram(kind, (), what)))
 
 
 def _probe_check(endpoint: Endpoint, native_required: bool) -> Check:

@@ -1,7 +1,8 @@
 """``ovos-agentic-loop``: run the local server, chat with a persona, diagnose a persona.
 
-    ovos-agentic-loop setup                      install llama-server, fetch the model, write templates
-    ovos-agentic-loop server start|stop|status|install [--port N] [--template tools|stock]
+    ovos-agentic-loop setup                      check for a server, fetch the model, write the templates
+    ovos-agentic-loop server start|stop|status [--port N] [--template tools|stock]
+    ovos-agentic-loop server build               compile the native llama-server (faster; optional)
     ovos-agentic-loop chat PERSONA [QUESTION]    one question, or an interactive session
     ovos-agentic-loop doctor PERSONA             what would fail silently, and how to fix it
 
@@ -19,6 +20,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TextIO
 
 from ovos_agentic_loop.events import StepEvent
@@ -151,10 +153,20 @@ def _chat(engine: Any, args: argparse.Namespace) -> int:
 def cmd_server(args: argparse.Namespace) -> int:
     from ovos_agentic_loop.local import server
 
-    if args.action == "install":
-        print(f"llama-server: {server.install_server()}", file=args.out)
+    if args.action == "build":
+        running = server.read_info(args.port)
+        binary = server.build_native()
+        print(f"native llama-server: {binary}", file=args.out)
+        if running is not None and running.build != "native":
+            print(
+                f"the server on port {args.port} is still the prebuilt one; it runs the native build after "
+                f"`ovos-agentic-loop server stop --port {args.port}` and `server start`",
+                file=args.out,
+            )
     elif args.action == "start":
-        server.start_server(port=args.port, template=args.template, threads=args.threads, ctx=args.ctx)
+        server.start_server(
+            port=args.port, template=args.template, threads=args.threads, ctx=args.ctx, build=args.build
+        )
     elif args.action == "stop":
         pid = server.stop_server(args.port)
         message = f"stopped llama-server pid {pid}" if pid else f"no llama-server of ours on port {args.port}"
@@ -168,10 +180,10 @@ def cmd_server(args: argparse.Namespace) -> int:
 
 def cmd_setup(args: argparse.Namespace) -> int:
     from ovos_agentic_loop.local.model import ensure_model
-    from ovos_agentic_loop.local.server import install_server
+    from ovos_agentic_loop.local.server import choose_server, describe_choice
     from ovos_agentic_loop.local.template import ensure_templates
 
-    print(f"llama-server: {install_server()}", file=args.out)
+    print(f"server: {describe_choice(choose_server())}", file=args.out)
     print(f"model: {ensure_model()}", file=args.out)
     for mode, path in ensure_templates().items():
         print(f"{mode} template: {path}", file=args.out)
@@ -187,11 +199,20 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ovos-agentic-loop", description=__doc__.split("\n\n")[0])
-    parser.add_argument("-v", "--verbose", action="store_true", help="show the OVOS log (INFO and up)")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show the OVOS log (INFO and up) on stderr; without it, warnings go to the log file "
+        "(~/.cache/ovos-agentic-loop/logs/cli.log) and only errors show",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    server = sub.add_parser("server", help="the embedded llama-server")
-    server.add_argument("action", choices=["install", "start", "stop", "status"])
+    server = sub.add_parser(
+        "server",
+        help="the embedded llama.cpp server (start/stop/status; build compiles the faster native one)",
+    )
+    server.add_argument("action", choices=["start", "stop", "status", "build"])
     server.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
     server.add_argument(
         "--template", choices=["tools", "stock"], default="tools", help="chat template (default: tools)"
@@ -203,9 +224,15 @@ def _parser() -> argparse.ArgumentParser:
         help="threads writing tokens (default: the cores other programs leave idle at start)",
     )
     server.add_argument("--ctx", type=int, default=8192, help="context size in tokens (default 8192)")
+    server.add_argument(
+        "--build",
+        choices=["native", "prebuilt"],
+        default=None,
+        help="start: which llama.cpp server (default: the native one when built, else the prebuilt one)",
+    )
     server.set_defaults(func=cmd_server)
 
-    setup = sub.add_parser("setup", help="install llama-server, fetch the model, write the templates")
+    setup = sub.add_parser("setup", help="check for a server, fetch the model, write the templates")
     setup.set_defaults(func=cmd_setup)
 
     chat = sub.add_parser("chat", help="ask a persona (interactive without QUESTION)")
@@ -226,11 +253,78 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _quiet_logs(verbose: bool) -> None:
-    """The steps are printed by the CLI itself; the OVOS INFO log would repeat each of them."""
+def log_path() -> Path:
+    """Where the CLI writes the log lines it keeps off the terminal (without ``--verbose``)."""
+    from ovos_agentic_loop.local.paths import cache_dir
+
+    return cache_dir() / "logs" / "cli.log"
+
+
+class _BelowError(logging.Filter):
+    """Lets through only what a user must act on: ERROR and worse."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR
+
+
+@contextmanager
+def _quiet_logs(verbose: bool) -> Iterator[None]:
+    """The steps are printed by the CLI itself: log lines between them only get in the way.
+
+    With ``--verbose`` the OVOS log shows on stderr from INFO up. Without it, WARNING and up are
+    kept, but written to :func:`log_path`; only ERROR and worse still reach stderr. That holds for
+    the OVOS loggers (``ovos_utils.log.LOG`` makes one per caller, with its own stdout handler,
+    the first time each logs: its ``create_logger`` is wrapped while the command runs) and for
+    plain ``logging`` loggers (root handlers; without any, Python prints WARNINGs to stderr).
+    Undone afterwards, so ``main`` can run again in one process.
+    """
     from ovos_utils.log import LOG
 
-    LOG.set_level("INFO" if verbose else "WARNING")
+    if verbose:
+        LOG.set_level("INFO")
+        yield
+        return
+    LOG.set_level("WARNING")
+    path = log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    to_file = logging.FileHandler(path, delay=True)  # no file until there is a line to keep
+    to_file.setFormatter(LOG.formatter)
+    to_file.setLevel(logging.WARNING)
+    errors_only = _BelowError()
+    to_terminal = logging.StreamHandler(sys.stderr)
+    to_terminal.addFilter(errors_only)
+
+    def quieten(logger: logging.Logger) -> None:
+        for handler in logger.handlers:
+            if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+                handler.addFilter(errors_only)
+        if to_file not in logger.handlers:
+            logger.addHandler(to_file)
+
+    original = LOG.__dict__["create_logger"]  # the classmethod object itself, to put back
+
+    def create_logger(name: str, tostdout: bool = True) -> logging.Logger:
+        logger: logging.Logger = original.__get__(None, LOG)(name, tostdout)
+        quieten(logger)
+        return logger
+
+    LOG.create_logger = create_logger
+    for logger in list(LOG._loggers.values()):
+        quieten(logger)
+    root = logging.getLogger()
+    root.addHandler(to_file)
+    root.addHandler(to_terminal)
+    try:
+        yield
+    finally:
+        LOG.create_logger = original
+        root.removeHandler(to_file)
+        root.removeHandler(to_terminal)
+        for logger in list(LOG._loggers.values()):
+            logger.removeHandler(to_file)
+            for handler in logger.handlers:
+                handler.removeFilter(errors_only)
+        to_file.close()
 
 
 @contextmanager
@@ -264,9 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ovos_agentic_loop.local.server import ServerError
 
     args = _parser().parse_args(argv)
-    with _answers_only() as out:
+    with _answers_only() as out, _quiet_logs(args.verbose):
         args.out = out
-        _quiet_logs(args.verbose)
         try:
             return int(args.func(args))
         except (BrainError, LoopError, ServerError, ModelError) as exc:
