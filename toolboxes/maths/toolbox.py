@@ -61,9 +61,12 @@ EVALUATE_DESCRIPTION = (
 )
 # The direction is what small models get wrong ("how many pounds is 10 kg" sent as lb -> kg): one
 # worked example of it, within the measured prompt budget (tests/engine/test_prompt_size.py).
+# "A measurement", not "an amount", and money named as out of scope: worded "convert an amount",
+# the bundled model took "15% of 2350" for money and converted dollars to euros, which pint has no
+# rates for (three failed calls before the answer in the demo question).
 UNIT_DESCRIPTION = (
-    "Convert an amount between units of length, mass, volume, temperature, speed, area, data, time, "
-    "energy or pressure. 'lb in 10 kg': value 10, from_unit 'kg', to_unit 'lb'. "
+    "Convert a measurement between units of length, mass, volume, temperature, speed, area, data, "
+    "time, energy or pressure; not money. 'lb in 10 kg': value 10, from_unit 'kg', to_unit 'lb'. "
     "Temperatures: 'degC', 'degF', 'kelvin'."
 )
 UNIT_EXAMPLE = '{"value": 10, "from_unit": "kg", "to_unit": "lb"}'
@@ -120,9 +123,9 @@ def _spoken_value(value: Any) -> Any:
 
 class UnitConvertArgs(ToolArguments):
     value: Annotated[float, BeforeValidator(_spoken_value)] = Field(
-        description="The amount with its sign: 100, -5."
+        description="The number with its sign: 100, -5."
     )
-    from_unit: str = Field(description="Unit the amount is in: 'kg', 'degC'.")
+    from_unit: str = Field(description="Its unit: 'kg', 'degC'.")
     to_unit: str = Field(description="Unit asked for: 'lb', 'degF'.")
 
     @model_validator(mode="before")
