@@ -39,7 +39,8 @@ from ovos_agentic_loop._runtime.log import ovos_logger
 from ovos_agentic_loop._runtime.loop_names import loop_name
 from ovos_agentic_loop._tools.toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn.brain_call import BrainHandle
-from ovos_agentic_loop._turn.turn import Turn, TurnSetup
+from ovos_agentic_loop._turn.state import TurnSetup
+from ovos_agentic_loop._turn.turn import Turn
 from ovos_agentic_loop.config import LoopConfig, LoopPlan, Mode, parse_config
 from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC, StepKind, StepListener, make_event
 

@@ -1,2 +1,5 @@
-"""One turn: its state and dispatch (``turn``), the model call (``brain_call``), the decisions a reply
-becomes, the transcript, the endings, the repeated-call limit and the turn's timings."""
+"""One turn, by job: its state (``state``) and dispatcher (``turn.Turn``); a reply read into a
+decision (``reading``, the closed set in ``decisions``); THE model call (``model_call`` over
+``brain_call``); the tool steps (``tool_steps``); asking before acting (``confirming``); the forced
+answer and its grounding (``forced``); how it ends (``closing``, the sentences in ``endings``);
+the transcript (``transcript``); the limits (``limits``, ``repeats``) and the timings (``timings``)."""

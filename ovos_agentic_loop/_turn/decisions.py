@@ -1,6 +1,6 @@
 """What a turn does next: the small closed set of decisions ``Turn.run`` matches on.
 
-A reply is classified into one of these (``Turn._decide``), and the reactions to
+A reply is classified into one of these (``reading.decide``), and the reactions to
 small-model habits (``_rules``) answer with a ``Nudge`` or a ``MakeCall`` (``_rules.base``);
 nothing downstream looks at a reply's text again to know what was decided.
 """
@@ -8,6 +8,7 @@ nothing downstream looks at a reply's text again to know what was decided.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 from ovos_plugin_manager.templates.agents import ToolCall
 
@@ -24,6 +25,7 @@ __all__ = [
     "Recheck",
     "Remind",
     "RunCalls",
+    "assert_never",
 ]
 
 
@@ -102,3 +104,9 @@ class CarryOut:
 
 
 Decision = Finish | RunCalls | Remind | Recheck | Correct | ForceAnswer | HandToCaller | AskFirst | CarryOut
+
+
+def assert_never(value: NoReturn) -> NoReturn:
+    """The last case of every ``match`` on a decision or a rule's answer: mypy proves the cases
+    before it cover the union (``typing.assert_never`` from Python 3.11; the project runs on 3.10)."""
+    raise AssertionError(f"unhandled case: {value!r}")

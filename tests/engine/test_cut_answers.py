@@ -17,7 +17,7 @@ from engine_helpers import engine_with, user
 from fake_openai_server import FakeOpenAIServer, Stream, answer, chunk
 from ovos_plugin_manager.agents import load_chat_plugin
 
-from ovos_agentic_loop._turn.turn import CUT_BY_BRAIN, CUT_BY_TIME
+from ovos_agentic_loop._turn.endings import CUT_BY_BRAIN, CUT_BY_TIME
 from ovos_agentic_loop.brain import BrainBadResponse, OpenAIBrain
 from ovos_agentic_loop.events import StepEvent
 from ovos_agentic_loop.testing import ScriptedBrain

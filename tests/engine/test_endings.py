@@ -10,7 +10,7 @@ from conftest import DemoToolBox
 from engine_helpers import engine_with, user
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop._turn.turn import EMPTY_REPLY, REPEATED_RESULT
+from ovos_agentic_loop._turn.reading import EMPTY_REPLY, REPEATED_RESULT
 from ovos_agentic_loop.errors import BrainError
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
 

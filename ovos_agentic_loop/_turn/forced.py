@@ -1,0 +1,60 @@
+"""The forced answer: one last call without tools, asking for the best answer from what is known,
+and its grounding in the turn's results."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+from ovos_plugin_manager.templates.agents import AgentMessage
+
+from ovos_agentic_loop._rules.placeholder import placeholder_in
+from ovos_agentic_loop._rules.unstated import ResultValues
+from ovos_agentic_loop._rules.view import latest_values
+from ovos_agentic_loop._turn.closing import finish
+from ovos_agentic_loop._turn.endings import (
+    NO_ANSWER,
+    NOT_FOUND,
+    answer_of,
+    forced_instruction,
+    out_of_steps,
+    plain_result,
+)
+from ovos_agentic_loop._turn.model_call import Pass, call
+from ovos_agentic_loop._turn.state import TurnState
+from ovos_agentic_loop._turn.transcript import forced_messages
+
+__all__ = ["forced_answer", "grounded"]
+
+
+def forced_answer(turn: TurnState, reason: str, stream: bool) -> Generator[str, None, AgentMessage]:
+    """One last call without tools, asking for the best answer from what is known."""
+    turn.emit("notice", message=f"forcing a final answer: {reason}")
+    instruction = forced_instruction(reason, turn.setup.config.max_iterations)
+    messages = forced_messages(
+        turn.persona_instructions(), turn.incoming, turn.transcript, turn.outcomes, instruction
+    )
+    reply = yield from call(
+        turn, turn.for_brain(messages), stream=stream, tools=None, gate=Pass(), counted=turn.every_call_counts
+    )
+    answer = answer_of(reply.content or "", turn.setup.toolset.names)
+    return finish(turn, grounded(turn, answer, reason), reason)
+
+
+def grounded(turn: TurnState, answer: str, reason: str) -> str:
+    """A forced answer that is no answer, or holds a number the results contradict (a wrong or
+    mangled value), gets the latest results said plainly: the user hears the result, not a
+    guess or only an apology. An answer without numbers ("Shakespeare wrote it.") stands; one
+    with a slot where its value belongs ("[YourUsername]") is an honest "could not find out"."""
+    view = turn.view()
+    texts = latest_values(view)
+    values = ResultValues.of(texts)
+    if placeholder_in(answer):
+        turn.emit("notice", message="the forced answer holds a placeholder for its value")
+        return NOT_FOUND
+    if not answer:
+        apology = out_of_steps(turn.setup.config.max_iterations) if reason == "max_iterations" else NO_ANSWER
+        return apology if values is None else f"{apology} {plain_result(texts)}"
+    if values is not None and values.contradicted_by(answer, view.known_numbers, turn.lang):
+        turn.emit("notice", message="the forced answer contradicts the results; the loop says them")
+        return f"{answer} {plain_result(texts)}"
+    return answer

@@ -1,0 +1,135 @@
+"""One step from a model's reply to a decision: the reply read (native calls or the text protocol),
+an answer judged by the table of reactions, a reply's calls checked, deduplicated, held for a yes."""
+
+from __future__ import annotations
+
+import uuid
+
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
+
+from ovos_agentic_loop._rules.base import MakeCall, Nudge
+from ovos_agentic_loop._rules.unstated import unstated_message
+from ovos_agentic_loop._text.protocol import ParsedCall, ParsedReply, clean_answer, parse_reply
+from ovos_agentic_loop._turn.confirming import held
+from ovos_agentic_loop._turn.decisions import (
+    Correct,
+    Decision,
+    Finish,
+    HandToCaller,
+    Recheck,
+    RunCalls,
+    assert_never,
+)
+from ovos_agentic_loop._turn.limits import correction
+from ovos_agentic_loop._turn.repeats import signature
+from ovos_agentic_loop._turn.state import TurnState
+from ovos_agentic_loop._turn.tool_steps import offer_called
+
+__all__ = ["EMPTY_REPLY", "REPEATED_RESULT", "UNREADABLE_CALL", "decide"]
+
+UNREADABLE_CALL = (
+    "Your last tool call could not be read: its arguments were not valid JSON. "
+    "Call the tool again with its arguments as one valid JSON object, or answer directly."
+)
+EMPTY_REPLY = "Your reply was empty. Make the tool call you need next, or answer from the results above."
+REPEATED_RESULT = (
+    "Your reply only repeated a tool result. Make the tool call you need next, or answer my question "
+    "with the results above, in plain sentences."
+)
+
+
+def decide(turn: TurnState, reply: AgentMessage) -> Decision:
+    parsed = _interpret(turn, reply)
+    if parsed.calls:
+        return _decide_calls(turn, reply, parsed)
+    if parsed.problem:  # its text is protocol: never the answer
+        notice = f"unparsable reply ({parsed.problem}); asking again"
+        return correction(turn, parsed.correction(), notice, parsed.kept_text, ending="unparsable")
+    answer = parsed.answer if parsed.answer is not None else clean_answer(reply.content)
+    if not answer:
+        # Asked at once for an answer without tools, the bundled model, which had just got an
+        # error from the calculator, worked the sum out in its head: it is asked again first.
+        message = _empty_reply_message(turn, reply)
+        return correction(turn, message, "empty reply; asking again", parsed.kept_text, ending="empty")
+    return _judge(turn, answer, parsed)
+
+
+def _judge(turn: TurnState, answer: str, parsed: ParsedReply) -> Decision:
+    """The table of reactions on an answer: it stands, is sent back, or the loop makes a call."""
+    response = turn.reactions.react(turn.view(answer))
+    match response:
+        case None:
+            return Finish(answer)
+        case Nudge(why, message):  # "call it now", "answer with the result", ...
+            notice = f"the answer does not stand ({why}); asking again"
+            return Correct(message, notice, parsed.kept_text or answer)
+        case MakeCall(why, name, arguments):
+            # The call the answer described, or the read it skipped: the loop makes it, as if the
+            # model had (told to, the bundled model says it will, or that it cannot).
+            turn.emit("notice", message=f"the answer does not stand ({why}); making the call")
+            made = ParsedReply(calls=[ParsedCall(name, arguments)], kept_text="")
+            return _decide_calls(turn, AgentMessage(MessageRole.ASSISTANT, ""), made, by_loop=True)
+        case _:
+            assert_never(response)
+
+
+def _decide_calls(
+    turn: TurnState, reply: AgentMessage, parsed: ParsedReply, *, by_loop: bool = False
+) -> Decision:
+    toolset = turn.setup.toolset
+    calls = _as_tool_calls(reply, parsed)
+    caller_calls = [c for c in calls if c.name in toolset.caller_names]
+    # one call written twice in a reply (in call syntax, then as JSON) runs once
+    own_calls = _once([c for c in calls if c.name not in toolset.caller_names])
+    offer_called(turn, own_calls)
+    if caller_calls and not own_calls:
+        return HandToCaller(caller_calls)
+    if caller_calls:  # mixed: run ours now; the model asks for the caller's again later
+        turn.emit("notice", message=f"caller tool calls deferred: {[c.name for c in caller_calls]}")
+    # The text protocol keeps what the model wrote (up to the invented rest); native keeps it clean.
+    text = parsed.kept_text if turn.setup.text_mode else ""
+    checked = turn.reactions.check_calls(turn.view(), own_calls)
+    if checked is not None:
+        return Recheck(own_calls, checked, text)
+    repeated = turn.history.decide(own_calls, text, by_loop=by_loop)
+    if repeated is not None:
+        return repeated
+    return held(turn, own_calls) or RunCalls(own_calls, text)
+
+
+def _interpret(turn: TurnState, reply: AgentMessage) -> ParsedReply:
+    if reply.tool_calls:
+        calls = [
+            ParsedCall(c.name, c.arguments if isinstance(c.arguments, dict) else {}) for c in reply.tool_calls
+        ]
+        return ParsedReply(calls=calls, kept_text=reply.content or "")
+    toolset = turn.setup.toolset
+    # The parameter names map the positional arguments of a call written as name('x').
+    return parse_reply(reply.content or "", toolset.names, toolset.positional)
+
+
+def _as_tool_calls(reply: AgentMessage, parsed: ParsedReply) -> list[ToolCall]:
+    if reply.tool_calls:
+        return list(reply.tool_calls)
+    return [
+        ToolCall(id=f"call_{uuid.uuid4().hex[:12]}", name=c.name, arguments=c.arguments) for c in parsed.calls
+    ]
+
+
+def _empty_reply_message(turn: TurnState, reply: AgentMessage) -> str:
+    """What to say to an empty reply. Right after a tool result the bundled model sometimes
+    writes nothing, and told so, announces the call it just made: the result is quoted. A
+    reply that only invented a result is "empty" too; told its reply was empty, the model
+    asked what results were meant."""
+    values = turn.view().last_values()
+    if values:
+        return unstated_message("; ".join(values))
+    return REPEATED_RESULT if (reply.content or "").strip() else EMPTY_REPLY
+
+
+def _once(calls: list[ToolCall]) -> list[ToolCall]:
+    """``calls`` without repeats of an identical call, in order."""
+    unique: dict[str, ToolCall] = {}
+    for call in calls:
+        unique.setdefault(signature(call), call)
+    return list(unique.values())

@@ -1,0 +1,88 @@
+"""Acting on a decision that touches the transcript: a corrective message, calls answered without
+running (a reminder, what to check), and the tool calls run, each outcome beside its TOOL message."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
+
+from ovos_agentic_loop._tools.observations import ToolOutcome, held_back, not_run_again, run_calls
+from ovos_agentic_loop._tools.selection import FIND_TOOLS
+from ovos_agentic_loop._turn.state import TurnState
+
+__all__ = ["correct", "offer_called", "recheck", "remind", "run_tools"]
+
+
+def correct(turn: TurnState, message: str, notice: str, kept: str | None) -> None:
+    turn.emit("notice", message=notice)
+    if kept is not None:
+        turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, kept))
+    turn.transcript.append(AgentMessage(MessageRole.USER, message))
+
+
+def remind(turn: TurnState, calls: list[ToolCall], text: str) -> None:
+    """Answer calls that all repeat calls which succeeded this turn without running them."""
+    turn.emit("notice", message=f"not run again (results already given): {[c.name for c in calls]}")
+    turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
+    for call in calls:
+        turn.add_result(not_run_again(call, turn.history.result_of(call)))
+
+
+def recheck(turn: TurnState, calls: list[ToolCall], message: str, text: str) -> None:
+    """Answer a reply's calls with what to check in them, without running any."""
+    turn.emit("notice", message=f"not run, to be checked: {[c.name for c in calls]}: {message}")
+    turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
+    for call in calls:
+        turn.add_result(held_back(call, message))
+
+
+def run_tools(turn: TurnState, calls: list[ToolCall], text: str) -> None:
+    turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
+    for call in calls:
+        owner = turn.setup.toolset.owners.get(call.name)
+        turn.emit(
+            "tool_call",
+            name=call.name,
+            arguments=call.arguments,
+            call_id=call.id,
+            owner=owner.toolbox_id if owner is not None else "unknown",
+        )
+    for outcome in _execute(turn, calls):
+        turn.emit(
+            "tool_result",
+            name=outcome.call.name,
+            call_id=outcome.call.id,
+            ok=outcome.ok,
+            duration_s=round(outcome.duration_s, 4),
+            result=outcome.observation if outcome.ok else None,
+            error=outcome.error,
+        )
+        turn.add_result(replace(outcome, note=turn.history.record(outcome)))
+
+
+def _execute(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
+    """The outcomes of ``calls``, in order: the toolboxes' calls run concurrently, and a
+    ``find_tools`` call of a turn with a shortlist is answered by the shortlist."""
+    cfg = turn.setup.config
+    offered = turn.offered
+    found = {id(c): offered.find(c) for c in calls if offered is not None and c.name == FIND_TOOLS}
+    ran = run_calls(
+        [c for c in calls if id(c) not in found],
+        turn.setup.toolset,
+        turn.setup.executor,
+        timeout=max(0.01, min(cfg.tool_timeout, turn.deadline - time.monotonic())),
+        max_chars=cfg.max_observation_chars,
+        max_parallel=cfg.max_parallel_tools,
+    )
+    rest = iter(ran)
+    return [found[id(c)] if id(c) in found else next(rest) for c in calls]
+
+
+def offer_called(turn: TurnState, calls: list[ToolCall]) -> None:
+    """The second pass of a shortlist: a tool the model called by name that exists but was not
+    offered runs, and is offered from now on (its schema is then in the request)."""
+    added = turn.offered.offer(c.name for c in calls) if turn.offered is not None else []
+    if added:
+        turn.emit("notice", message=f"called outside the shortlist, now offered: {added}")
