@@ -30,6 +30,7 @@ NEEDED = {
     "ovos_core": "ovos-core==3.7.5a1",
     "ovos_persona": "ovos-persona==0.9.0a35",
     "ovos_messagebus": "ovos-messagebus==0.2.1a6",
+    "ovos_yes_no": "ovos-yes-no-plugin>=0.3.0",  # the loop reads a spoken yes or no with it
 }
 INSTALL = (
     "pip install --pre ovos-core==3.7.5a1 ovos-persona==0.9.0a35 ovos-messagebus==0.2.1a6 "
@@ -276,15 +277,25 @@ class VoiceAssistant:
 
 
 def _ready(assistant: VoiceAssistant) -> bool | None:
-    """The intent service has loaded every pipeline, and the persona pipeline has our persona."""
-    status = assistant.ask("mycroft.intents.is_ready", timeout=3)
-    if status is None or not status.data.get("status"):
-        return None
+    """The skills service is ready (its intent service has loaded every pipeline), and the persona
+    pipeline has our persona. (Stopped before it is ready, the skills service did not exit on SIGTERM.)
+
+    Once the pipelines are loaded the persona list is final: a persona missing from it failed to
+    load (ovos-persona logs why and goes on), so that fails at once, with ovos-persona's reason.
+    """
+    for service in ("mycroft.intents.is_ready", "mycroft.skills.is_ready"):
+        status = assistant.ask(service, timeout=3)
+        if status is None or not status.data.get("status"):
+            return None
     reply = assistant.ask("ovos.persona.list", timeout=3)
     if reply is None:
         return None
     names = [p.get("persona_id") for p in reply.data.get("personas", [])]
-    return True if PERSONA in names else None
+    if PERSONA in names:
+        return True
+    log = assistant.core.log_path.read_text(errors="replace").splitlines()
+    why = [line for line in log if "Failed to load" in line] or log[-20:]
+    raise AssertionError(f"ovos-persona did not load {PERSONA} (it has {names}):\n" + "\n".join(why))
 
 
 @contextlib.contextmanager

@@ -7,8 +7,10 @@ reads what leaves on the bus: ``ovos.utterance.speak`` is what a TTS would say. 
 today; the ``xfail(strict=True)`` ones state the right behaviour where ovos-core and the loop do not
 yet give it, each with the reason, and turn into failures (XPASS) the day it is fixed.
 
-About 15 s on 2 busy cores: the two hosts start in about 3 s, and a turn takes 50-200 ms of host and
-loop time (the streaming test waits out its model's pauses, 4 s).
+About 35 s on 2 busy cores: the two hosts are ready in about 6 s; a turn takes 50-200 ms of host and
+loop time; three tests wait out their model's pauses or a missing event (11 s together); stopping
+takes up to 7 s (ovos-core 3.7.5a1 at times takes longer than the 5 s grace to exit on SIGTERM,
+and is then killed).
 """
 
 from __future__ import annotations
