@@ -9,12 +9,13 @@ the budget is 12"). The loop asks to calculate it with the tool.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from ovos_agentic_loop._rules.base import Nudge, Reaction, Response
+from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import call_format, grounded, numbers
 
-__all__ = ["HeadArithmetic"]
+__all__ = ["HEAD_ARITHMETIC"]
 
 # A question that asks for a calculation. "how many days" counts days between dates; a bare
 # "how many" counts what a tool listed and is not one.
@@ -28,28 +29,50 @@ _CALCULATION = re.compile(
 _LIST_MARKER = re.compile(r"^[ \t]*\d{1,2}[.)](?=\s)", re.MULTILINE)
 
 
-class HeadArithmetic(Reaction):
-    name = "head arithmetic"
-    holds_stream = True
+@dataclass(frozen=True)
+class Unworked:
+    """A number of the answer nobody said and no tool returned, while the calculator waits."""
 
-    def may_apply(self, view: TurnView) -> bool:
-        """A calculation is asked for and the calculator is loaded but not called yet: whatever
-        number the answer will hold, it may be sent back."""
-        calculator = view.calculator
-        if calculator is None or calculator in view.called:
-            return False
-        return _CALCULATION.search(view.question) is not None
+    number: str
+    calculator: str
+    how: str
 
-    def applies(self, view: TurnView) -> Response | None:
-        if not self.may_apply(view):
-            return None
-        known = view.known_numbers
-        for number in numbers(_LIST_MARKER.sub("", view.answer)):
-            if not grounded(number, known):
-                how = call_format(view.text_mode)
-                message = (
-                    f"Do not calculate in your head ({number} may be wrong): call {view.calculator} now "
-                    f"with the calculation{how}, then answer with its result."
-                )
-                return Nudge(self.name, message)
+
+def _may_apply(view: TurnView) -> bool:
+    """A calculation is asked for and the calculator is loaded but not called yet: whatever
+    number the answer will hold, it may be sent back."""
+    calculator = view.calculator
+    if calculator is None or calculator in view.called:
+        return False
+    return _CALCULATION.search(view.question) is not None
+
+
+def _detect(view: TurnView) -> Unworked | None:
+    if not _may_apply(view) or view.calculator is None:
         return None
+    known = view.known_numbers
+    for number in numbers(_LIST_MARKER.sub("", view.answer)):
+        if not grounded(number, known):
+            return Unworked(number, view.calculator, call_format(view.text_mode))
+    return None
+
+
+def _respond(found: Unworked) -> Response:
+    message = (
+        f"Do not calculate in your head ({found.number} may be wrong): call {found.calculator} now "
+        f"with the calculation{found.how}, then answer with its result."
+    )
+    return Nudge(HEAD_ARITHMETIC.description, message)
+
+
+HEAD_ARITHMETIC: Rule[Unworked] = Rule(
+    "head_arithmetic",
+    Stage.ON_ANSWER,
+    _detect,
+    _respond,
+    description="head arithmetic",
+    languages=frozenset({"en"}),
+    needs=frozenset({Need.CALCULATOR}),
+    holds_stream=True,
+    may_apply=_may_apply,
+)

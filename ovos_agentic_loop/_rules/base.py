@@ -1,60 +1,87 @@
-"""What one reaction to a small-model habit is, and what it answers: a nudge or a call the loop makes."""
+"""What one rule is, declared: a record of its name, stage, languages, the tool roles it needs,
+whether it holds the stream, and its two halves, ``detect`` (the evidence -> a finding, or None)
+and ``respond`` (the finding -> a nudge or a call the loop makes)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from enum import Enum
+from typing import Any, Generic, TypeVar
 
 from ovos_agentic_loop._rules.view import TurnView
 
-__all__ = ["MakeCall", "Nudge", "Reaction", "Response"]
+__all__ = ["F", "MakeCall", "Need", "Nudge", "Response", "Rule", "Stage"]
+
+F = TypeVar("F")
 
 
 @dataclass(frozen=True)
 class Nudge:
-    """A reaction's answer: a short corrective message (``why`` names the reaction)."""
+    """A rule's answer: a short corrective message (``why`` names the rule's finding)."""
 
     why: str
     message: str
 
-    @property
-    def key(self) -> str:
-        return self.message
-
 
 @dataclass(frozen=True)
 class MakeCall:
-    """A reaction's answer: the loop makes this call itself, as if the model had."""
+    """A rule's answer: the loop makes this call itself, as if the model had."""
 
     why: str
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def key(self) -> str:
-        return json.dumps([self.name, self.arguments], sort_keys=True, default=str)
-
 
 Response = Nudge | MakeCall
 
 
-class Reaction:
-    """One habit of small models, met with one short reaction.
+class Stage(Enum):
+    """When a rule is asked: on a reply's calls before they run, or on a finished answer."""
 
-    ``applies`` judges a finished answer (``view.answer``); ``may_apply`` decides early, before
-    the reply is in, whether the answer could still be sent back: a stream holds such an answer
-    until it is judged, so a voice never speaks a made-up number and then the corrected one. A
-    reaction with ``holds_stream`` must answer ``may_apply`` True whenever ``applies`` can
-    answer (tests/engine/test_reactions.py ties the two); the others' text is spoken as it
-    streams (documented), and ``may_apply`` stays False.
+    BEFORE_CALL = "before a call"
+    ON_ANSWER = "on an answer"
+
+
+class Need(Enum):
+    """A tool role a rule needs loaded (the view finds each tool): without it the rule is not asked."""
+
+    CALCULATOR = "calculator"
+    READER = "reader"
+    RUNNER = "runner"
+    TOOLS = "any tool"
+
+
+@dataclass(frozen=True)
+class Rule(Generic[F]):
+    """One rule that corrects a small model's habit, as the registry (``registry.RULES``) holds it.
+
+    ``detect`` reads the evidence (``TurnView``: the answer under judgement, or the reply's
+    ``calls``) and returns what it found, or None; ``respond`` turns a finding into what is sent.
+    A rule with ``holds_stream`` answers ``may_apply`` True, before the answer is in, whenever
+    ``detect`` can find something (tests/engine/test_reactions.py ties the two): such an answer
+    is not spoken while it streams. ``steps_aside_for``: rules whose finding wins over this one's.
     """
 
-    name: ClassVar[str]
-    holds_stream: ClassVar[bool] = False
+    name: str  # the id ``disabled_rules`` names
+    stage: Stage
+    detect: Callable[[TurnView], F | None]
+    respond: Callable[[F], Response]
+    description: str = ""
+    languages: frozenset[str] | None = None  # the session languages it reads; None: any
+    needs: frozenset[Need] = frozenset({Need.TOOLS})
+    holds_stream: bool = False
+    may_apply: Callable[[TurnView], bool] | None = None
+    steps_aside_for: tuple[str, ...] = ()
 
-    def may_apply(self, view: TurnView) -> bool:
-        return False
+    def key(self, finding: F) -> str:
+        """What one sending of this rule is remembered by: its name and its finding."""
+        return json.dumps([self.name, finding], sort_keys=True, default=_plain)
 
-    def applies(self, view: TurnView) -> Response | None:
-        raise NotImplementedError
+
+def _plain(value: object) -> object:
+    fields = getattr(value, "__dataclass_fields__", None)
+    if fields is not None:
+        return {name: getattr(value, name) for name in fields}
+    return str(value)

@@ -16,14 +16,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ovos_agentic_loop._rules.base import MakeCall, Nudge, Reaction, Response
+from ovos_agentic_loop._rules.base import MakeCall, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import call_format
 from ovos_agentic_loop._text.protocol import MAX_CALL_SCAN_CHARS, json_values
 from ovos_agentic_loop._tools.programs import NOT_PROGRAM_WORDS, is_program
 from ovos_agentic_loop._tools.spec import ToolSpec
 
-__all__ = ["ANNOUNCED_STEP", "AnnouncedStep", "DescribedCall", "DescribedWithArguments", "described_call"]
+__all__ = ["ANNOUNCED", "ANNOUNCED_STEP", "DESCRIBED", "WITH_ARGUMENTS", "described_call"]
 
 # `wc -w story.txt`, or a fenced ```bash block: the command is the first line inside.
 _BACKTICKED = re.compile(r"```[a-zA-Z]*\s*\n?(.+?)\n?```|`([^`\n]+)`", re.DOTALL)
@@ -62,35 +62,61 @@ class Described:
     command_line: bool = False
 
 
-class DescribedWithArguments(Reaction):
+def _with_arguments(view: TurnView) -> Described | None:
     """The reply wrote the tool and every required argument: that is the call. Told to make it,
     the bundled model answered that it would, or that it cannot."""
-
-    name = "a call described with its arguments"
-
-    def applies(self, view: TurnView) -> Response | None:
-        described = described_call(view)
-        if described is None or described.arguments is None or described.command_line:
-            return None
-        return MakeCall(self.name, described.tool, described.arguments)
+    described = described_call(view)
+    if described is None or described.arguments is None or described.command_line:
+        return None
+    return described
 
 
-class DescribedCall(Reaction):
+def _make_it(found: Described) -> Response:
+    return MakeCall(WITH_ARGUMENTS.description, found.tool, found.arguments or {})
+
+
+@dataclass(frozen=True)
+class Undescribed:
+    """A described call without its arguments (or a command line), and how the model calls."""
+
+    described: Described
+    how: str
+
+
+def _without_arguments(view: TurnView) -> Undescribed | None:
     """A described call without its arguments, or a command line: "call it now"."""
+    described = described_call(view)
+    if described is None or (described.arguments is not None and not described.command_line):
+        return None
+    return Undescribed(described, call_format(view.text_mode))
 
-    name = "a described call"
 
-    def applies(self, view: TurnView) -> Response | None:
-        described = described_call(view)
-        if described is None or (described.arguments is not None and not described.command_line):
-            return None
-        how = call_format(view.text_mode)
-        if described.command_line and described.arguments is not None:
-            arguments = json.dumps(described.arguments, ensure_ascii=False)
-            what = f"Do not tell me the command: run it yourself now with {described.tool} {arguments}"
-            return Nudge(self.name, f"{what}{how}, then answer with its result.")
-        message = f"Do not describe {described.tool}: call it yourself now{how}, then answer with its result."
-        return Nudge(self.name, message)
+def _call_it_now(found: Undescribed) -> Response:
+    described, how = found.described, found.how
+    if described.command_line and described.arguments is not None:
+        arguments = json.dumps(described.arguments, ensure_ascii=False)
+        what = f"Do not tell me the command: run it yourself now with {described.tool} {arguments}"
+        return Nudge(DESCRIBED.description, f"{what}{how}, then answer with its result.")
+    message = f"Do not describe {described.tool}: call it yourself now{how}, then answer with its result."
+    return Nudge(DESCRIBED.description, message)
+
+
+WITH_ARGUMENTS: Rule[Described] = Rule(
+    "described_with_arguments",
+    Stage.ON_ANSWER,
+    _with_arguments,
+    _make_it,
+    description="a call described with its arguments",
+    languages=frozenset({"en"}),
+)
+DESCRIBED: Rule[Undescribed] = Rule(
+    "described_call",
+    Stage.ON_ANSWER,
+    _without_arguments,
+    _call_it_now,
+    description="a described call",
+    languages=frozenset({"en"}),
+)
 
 
 #: Said to an answer that only announces the work ("I will search for lines containing ...").
@@ -109,27 +135,28 @@ _ANNOUNCED = re.compile(
 )
 
 
-class AnnouncedStep(Reaction):
+def _announced(view: TurnView) -> str | None:
     """The answer is one sentence that says which step comes next and does not take it, before
-    any call of this turn ("I will search for lines containing ...")."""
+    any call of this turn ("I will search for lines containing ..."). A described call is the
+    other rules' (``steps_aside_for``)."""
+    if view.called or _ANNOUNCED.match(view.answer.strip()) is None:
+        return None
+    return view.answer.strip()
 
-    name = "an announced step"
 
-    def applies(self, view: TurnView) -> Response | None:
-        if view.called or described_call(view) is not None:
-            return None
-        if _ANNOUNCED.match(view.answer.strip()) is None:
-            return None
-        return Nudge(self.name, ANNOUNCED_STEP)
+ANNOUNCED: Rule[str] = Rule(
+    "announced_step",
+    Stage.ON_ANSWER,
+    _announced,
+    lambda _sentence: Nudge(ANNOUNCED.description, ANNOUNCED_STEP),
+    description="an announced step",
+    languages=frozenset({"en"}),
+    steps_aside_for=("described_with_arguments", "described_call"),
+)
 
 
 def described_call(view: TurnView) -> Described | None:
-    """The tool ``view.answer`` describes calling instead of calling it, or None (found once per
-    answer, whichever reaction asks first)."""
-    return view.remember("described", lambda: _described_call(view))
-
-
-def _described_call(view: TurnView) -> Described | None:
+    """The tool ``view.answer`` describes calling instead of calling it, or None."""
     answer, tools, called, runner = view.answer, view.tools.tools, view.called, view.runner
 
     def described(tool: ToolSpec) -> Described:

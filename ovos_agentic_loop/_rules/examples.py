@@ -11,14 +11,14 @@ a parameter's; the call is not run when the user's question does not hold that t
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
-from ovos_plugin_manager.templates.agents import ToolCall
-
+from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._tools.spec import ToolSpec
 
-__all__ = ["CopiedExample", "quoted_examples"]
+__all__ = ["COPIED_EXAMPLE", "quoted_examples"]
 
 _QUOTED = re.compile(r"'([^'\n]{5,80})'|\"([^\"\n]{5,80})\"")
 
@@ -44,23 +44,36 @@ def quoted_examples(tool: ToolSpec) -> frozenset[str]:
     return _examples_of(tool.description, texts)
 
 
-class CopiedExample:
-    """Judges a reply's calls before they run (the answer reactions judge finished answers)."""
+@dataclass(frozen=True)
+class Copied:
+    """A call's argument ``value``: the example in ``tool``'s description, not the user's."""
 
-    name = "a tool description's example"
+    value: str
+    tool: str
 
-    def check(self, view: TurnView, calls: list[ToolCall]) -> str | None:
-        question = _plain(view.question)
-        for call in calls:
-            tool = view.tools.get(call.name)
-            if tool is None or not isinstance(call.arguments, dict):
-                continue
-            examples = quoted_examples(tool)
-            for value in call.arguments.values():
-                if isinstance(value, str) and _plain(value) in examples and _plain(value) not in question:
-                    return (
-                        f"Not run: {value!r} is the example in {call.name}'s description, not something "
-                        "the user asked. Answer the user's question with the results you have, or call "
-                        "a tool with the user's own values."
-                    )
-        return None
+
+def _detect(view: TurnView) -> Copied | None:
+    question = _plain(view.question)
+    for call in view.calls:
+        tool = view.tools.get(call.name)
+        if tool is None or not isinstance(call.arguments, dict):
+            continue
+        examples = quoted_examples(tool)
+        for value in call.arguments.values():
+            if isinstance(value, str) and _plain(value) in examples and _plain(value) not in question:
+                return Copied(value, call.name)
+    return None
+
+
+def _respond(found: Copied) -> Response:
+    return Nudge(
+        COPIED_EXAMPLE.description,
+        f"Not run: {found.value!r} is the example in {found.tool}'s description, not something "
+        "the user asked. Answer the user's question with the results you have, or call "
+        "a tool with the user's own values.",
+    )
+
+
+COPIED_EXAMPLE: Rule[Copied] = Rule(
+    "copied_example", Stage.BEFORE_CALL, _detect, _respond, description="a tool description's example"
+)

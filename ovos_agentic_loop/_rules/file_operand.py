@@ -11,13 +11,13 @@ numbers of that file, once per turn (the table's budget).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from ovos_plugin_manager.templates.agents import ToolCall
-
+from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import field_numbers
 
-__all__ = ["MAX_LISTED_NUMBERS", "FileOperand"]
+__all__ = ["FILE_OPERAND", "MAX_LISTED_NUMBERS"]
 
 #: Most numbers of a file listed back; a longer file is pointed to without them.
 MAX_LISTED_NUMBERS = 60
@@ -28,33 +28,54 @@ MAX_LISTED_NUMBERS = 60
 _FILE_NAME = re.compile(r"(?<![\w.])[\w\-/]*\w\.[A-Za-z]\w*")
 
 
-class FileOperand:
-    """Judges a reply's calls before they run (the answer reactions judge finished answers)."""
+@dataclass(frozen=True)
+class FileInExpression:
+    """A calculator call whose expression names a file this turn read, and the file's numbers."""
 
-    name = "a file name where its numbers belong"
+    name: str
+    path: str
+    calculator: str
+    numbers: tuple[str, ...]
 
-    def check(self, view: TurnView, calls: list[ToolCall]) -> str | None:
-        calculator, reader = view.calculator, view.reader
-        if calculator is None or reader is None:
-            return None
-        for call in calls:
-            expression = call.arguments.get("expression") if isinstance(call.arguments, dict) else None
-            if call.name != calculator or not isinstance(expression, str):
-                continue
-            for name in _FILE_NAME.findall(expression):
-                read = _read_file(view, reader, name)
-                if read is None:
-                    continue
-                path, content = read
-                found = field_numbers(content)
-                if not found or len(found) > MAX_LISTED_NUMBERS:
-                    continue  # nothing, or too much, to list: the calculator's own error stands
-                return (
-                    f"Not run: {name} names the file {path}; {calculator} calculates only with "
-                    f"numbers written out. The numbers in {path} are: {', '.join(found)}. Call "
-                    f"{calculator} again with the numbers the question needs written into the expression."
-                )
+
+def _detect(view: TurnView) -> FileInExpression | None:
+    calculator, reader = view.calculator, view.reader
+    if calculator is None or reader is None:
         return None
+    for call in view.calls:
+        expression = call.arguments.get("expression") if isinstance(call.arguments, dict) else None
+        if call.name != calculator or not isinstance(expression, str):
+            continue
+        for name in _FILE_NAME.findall(expression):
+            read = _read_file(view, reader, name)
+            if read is None:
+                continue
+            path, content = read
+            found = field_numbers(content)
+            if not found or len(found) > MAX_LISTED_NUMBERS:
+                continue  # nothing, or too much, to list: the calculator's own error stands
+            return FileInExpression(name, path, calculator, tuple(found))
+    return None
+
+
+def _respond(found: FileInExpression) -> Response:
+    path, calculator = found.path, found.calculator
+    return Nudge(
+        FILE_OPERAND.description,
+        f"Not run: {found.name} names the file {path}; {calculator} calculates only with "
+        f"numbers written out. The numbers in {path} are: {', '.join(found.numbers)}. Call "
+        f"{calculator} again with the numbers the question needs written into the expression.",
+    )
+
+
+FILE_OPERAND: Rule[FileInExpression] = Rule(
+    "file_operand",
+    Stage.BEFORE_CALL,
+    _detect,
+    _respond,
+    description="a file name where its numbers belong",
+    needs=frozenset({Need.CALCULATOR, Need.READER}),
+)
 
 
 def _read_file(view: TurnView, reader: str, name: str) -> tuple[str, str] | None:

@@ -18,13 +18,15 @@ dollars and fifty cents", 84.5).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from ovos_plugin_manager.templates.agents import MessageRole, ToolCall
+from ovos_plugin_manager.templates.agents import MessageRole
 
+from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
 
-__all__ = ["UnsaidOperands", "said_numbers"]
+__all__ = ["UNSAID_OPERANDS", "said_numbers"]
 
 # 32 and 1.8 (Fahrenheit), 273.15 (kelvin), 60, 24, 365, 3600 (time), 12 (months, inches)
 _CONSTANTS = frozenset({12.0, 24.0, 32.0, 1.8, 273.15, 60.0, 365.0, 3600.0, 0.01, 0.1, 0.5})
@@ -59,45 +61,62 @@ def _ordinary(number: str) -> bool:
     return value <= 10 or value in _CONSTANTS or _POWER_OF_TEN.match(number.lstrip("-")) is not None
 
 
-class UnsaidOperands:
-    """Judges a reply's calls before they run (the answer reactions judge finished answers)."""
+@dataclass(frozen=True)
+class Unsaid:
+    """A calculator call's ``number`` nobody said, and the question with its numbers in digits."""
 
-    name = "numbers nobody said"
+    number: str
+    calculator: str
+    asked: str  # "" when the question holds no number
 
-    def check(self, view: TurnView, calls: list[ToolCall]) -> str | None:
-        """The message for the reply's calls when a calculator call holds an unsaid number."""
-        calculator = view.calculator
-        if calculator is None:
-            return None
-        mine = [
-            c
-            for c in calls
-            if c.name == calculator
-            and isinstance(c.arguments, dict)
-            and isinstance(c.arguments.get("expression"), str)
-        ]
-        if not mine:
-            return None
-        known = said_numbers(view)
-        known |= _derived(known)
-        for call in mine:
-            unsaid = [n for n in numbers(call.arguments["expression"]) if not _ordinary(n)]
-            unsaid = [n for n in unsaid if not grounded(n, known)]
-            if unsaid:
-                return self._message(view, calculator, unsaid[0])
+
+def _detect(view: TurnView) -> Unsaid | None:
+    """A calculator call of the reply that holds a number nobody said and no tool returned."""
+    calculator = view.calculator
+    if calculator is None:
         return None
+    mine = [
+        c
+        for c in view.calls
+        if c.name == calculator
+        and isinstance(c.arguments, dict)
+        and isinstance(c.arguments.get("expression"), str)
+    ]
+    if not mine:
+        return None
+    known = said_numbers(view)
+    known |= _derived(known)
+    for call in mine:
+        unsaid = [n for n in numbers(call.arguments["expression"]) if not _ordinary(n)]
+        unsaid = [n for n in unsaid if not grounded(n, known)]
+        if unsaid:
+            asked = in_digits(view.question, view.lang)
+            return Unsaid(unsaid[0], calculator, asked.strip() if numbers(asked) else "")
+    return None
 
-    @staticmethod
-    def _message(view: TurnView, calculator: str, number: str) -> str:
-        asked = in_digits(view.question, view.lang)
-        if not numbers(asked):
-            return (
-                f"Not run: {number} is no number the user said or a tool returned. Call {calculator} "
-                "again with the user's own numbers."
-            )
+
+def _respond(found: Unsaid) -> Response:
+    number, calculator = found.number, found.calculator
+    if not found.asked:
+        message = (
+            f"Not run: {number} is no number the user said or a tool returned. Call {calculator} "
+            "again with the user's own numbers."
+        )
+    else:
         # The question itself, numbers in digits: given only the list "25, 320", the bundled model
         # dropped the percent and wrote 25 * 320; the words say what to do with the numbers.
-        return (
+        message = (
             f"Not run: {number} is no number the user said or a tool returned. The user asked, with "
-            f'the numbers in digits: "{asked.strip()}". Call {calculator} again with these numbers.'
+            f'the numbers in digits: "{found.asked}". Call {calculator} again with these numbers.'
         )
+    return Nudge(UNSAID_OPERANDS.description, message)
+
+
+UNSAID_OPERANDS: Rule[Unsaid] = Rule(
+    "unsaid_operands",
+    Stage.BEFORE_CALL,
+    _detect,
+    _respond,
+    description="numbers nobody said",
+    needs=frozenset({Need.CALCULATOR}),
+)

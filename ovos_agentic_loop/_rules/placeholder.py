@@ -9,12 +9,13 @@ the model knows a value is missing: it is asked to get it with a tool and answer
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from ovos_agentic_loop._rules.base import Nudge, Reaction, Response
+from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import call_format
 
-__all__ = ["Placeholder", "placeholder_in"]
+__all__ = ["PLACEHOLDER", "placeholder_in"]
 
 # <user-name>, <your_username>, [hostname], [insert name], {time}, YOUR_USERNAME, [YourUsername]:
 # lowercase words joined by -, _ or spaces (at most four), a SHOUTED_NAME with an underscore, or a
@@ -37,16 +38,27 @@ def placeholder_in(answer: str) -> str | None:
     return match.group() if match else None
 
 
-class Placeholder(Reaction):
-    name = "a placeholder for a value"
+@dataclass(frozen=True)
+class Slot:
+    """A template slot the answer holds where its value belongs, and how the model calls."""
 
-    def applies(self, view: TurnView) -> Response | None:
-        slot = placeholder_in(view.answer)
-        if slot is None:
-            return None
-        how = call_format(view.text_mode)
-        return Nudge(
-            self.name,
-            f"Your answer holds {slot} instead of the real value. Call the tool that finds it{how}, "
-            "then answer with its result.",
-        )
+    slot: str
+    how: str
+
+
+def _detect(view: TurnView) -> Slot | None:
+    slot = placeholder_in(view.answer)
+    return None if slot is None else Slot(slot, call_format(view.text_mode))
+
+
+def _respond(found: Slot) -> Response:
+    return Nudge(
+        PLACEHOLDER.description,
+        f"Your answer holds {found.slot} instead of the real value. Call the tool that finds it{found.how}, "
+        "then answer with its result.",
+    )
+
+
+PLACEHOLDER: Rule[Slot] = Rule(
+    "placeholder", Stage.ON_ANSWER, _detect, _respond, description="a placeholder for a value"
+)

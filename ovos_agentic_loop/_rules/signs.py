@@ -15,44 +15,58 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
-from ovos_plugin_manager.templates.agents import ToolCall
-
+from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import in_digits, numbers
 from ovos_agentic_loop._text.values import leaves
 
-__all__ = ["DroppedSign"]
+__all__ = ["DROPPED_SIGN"]
 
 # A number in an expression with what precedes it: a minus sign (ASCII or U+2212) before it,
 # across spaces and opening parentheses, makes it signed.
 _OPERAND = re.compile(r"([-\u2212]?)[\s(]*(?<![\w.])(\d+(?:\.\d+)?)(?![\d.])")
 
 
-class DroppedSign:
-    """Judges a reply's calls before they run (the answer reactions judge finished answers)."""
+@dataclass(frozen=True)
+class Unsigned:
+    """A call holding ``number`` where the user said minus ``number``, and the call signed."""
 
-    name = "a sign the user said, dropped"
+    number: str
+    tool: str
+    signed_call: str  # the call's arguments with the sign, as JSON
 
-    def check(self, view: TurnView, calls: list[ToolCall]) -> str | None:
-        said = numbers(in_digits(view.question, view.lang))
-        negative = {abs(float(n)): n.lstrip("-") for n in said if float(n) < 0}
-        if not negative:
-            return None
-        positive = {float(n) for n in said if float(n) > 0}
-        for call in calls:
-            signed, unsigned = _operands(call.arguments)
-            for value in unsigned:
-                if value in negative and value not in positive and value not in signed:
-                    number = negative[value]
-                    fixed = json.dumps(_with_sign(call.arguments, value), ensure_ascii=False)
-                    # The whole call, signed: told only "again with -20", the bundled model
-                    # called the calculator with "-20" alone and lost the conversion.
-                    return (
-                        f"Not run: the user said minus {number} (-{number}), and this call has "
-                        f"{number}. Call {call.name} again with -{number}: {fixed}"
-                    )
+
+def _detect(view: TurnView) -> Unsigned | None:
+    said = numbers(in_digits(view.question, view.lang))
+    negative = {abs(float(n)): n.lstrip("-") for n in said if float(n) < 0}
+    if not negative:
         return None
+    positive = {float(n) for n in said if float(n) > 0}
+    for call in view.calls:
+        signed, unsigned = _operands(call.arguments)
+        for value in unsigned:
+            if value in negative and value not in positive and value not in signed:
+                fixed = json.dumps(_with_sign(call.arguments, value), ensure_ascii=False)
+                return Unsigned(negative[value], call.name, fixed)
+    return None
+
+
+def _respond(found: Unsigned) -> Response:
+    # The whole call, signed: told only "again with -20", the bundled model called the calculator
+    # with "-20" alone and lost the conversion.
+    number = found.number
+    return Nudge(
+        DROPPED_SIGN.description,
+        f"Not run: the user said minus {number} (-{number}), and this call has "
+        f"{number}. Call {found.tool} again with -{number}: {found.signed_call}",
+    )
+
+
+DROPPED_SIGN: Rule[Unsigned] = Rule(
+    "dropped_sign", Stage.BEFORE_CALL, _detect, _respond, description="a sign the user said, dropped"
+)
 
 
 def _with_sign(arguments: object, value: float) -> object:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from ovos_agentic_loop._rules.base import MakeCall, Reaction, Response
+from ovos_agentic_loop._rules.base import MakeCall, Need, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 
-__all__ = ["UnreadFile", "named_files", "unread_file"]
+__all__ = ["UNREAD_FILE", "named_files", "unread_file"]
 
 _EXTENSIONS = r"(?:txt|csv|json|log|md|ya?ml|xml|ini|cfg|conf|toml|tsv|html?)"
 # A file named in a question: notes.txt, data/numbers.csv, logs/app.log.
@@ -40,16 +40,18 @@ def unread_file(view: TurnView) -> tuple[str, str] | None:
     return None
 
 
-class UnreadFile(Reaction):
-    name = "an unread file"
-    holds_stream = True  # the answer is judged without looking at it: known before it streams
+def _respond(found: tuple[str, str]) -> Response:
+    reader, name = found
+    return MakeCall(f"{name} was not read", reader, {"path": name})
 
-    def may_apply(self, view: TurnView) -> bool:
-        return unread_file(view) is not None
 
-    def applies(self, view: TurnView) -> Response | None:
-        unread = unread_file(view)
-        if unread is None:
-            return None
-        reader, name = unread
-        return MakeCall(f"{name} was not read", reader, {"path": name})
+UNREAD_FILE: Rule[tuple[str, str]] = Rule(
+    "unread_file",
+    Stage.ON_ANSWER,
+    lambda view: unread_file(view),
+    _respond,
+    description="an unread file",
+    needs=frozenset({Need.READER}),
+    holds_stream=True,  # the answer is judged without looking at it: known before it streams
+    may_apply=lambda view: unread_file(view) is not None,
+)

@@ -10,11 +10,11 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from ovos_agentic_loop._rules.base import Nudge, Reaction, Response
+from ovos_agentic_loop._rules.base import Nudge, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
 
-__all__ = ["MAX_QUOTED_CHARS", "ResultValues", "UnstatedResult", "unstated_message"]
+__all__ = ["MAX_QUOTED_CHARS", "UNSTATED_RESULT", "ResultValues", "unstated_message"]
 
 #: Most characters of the result's values quoted back to an answer that states none of them.
 MAX_QUOTED_CHARS = 300
@@ -96,15 +96,21 @@ class ResultValues:
         return spelled != answer and any(grounded(n, self.numbers) for n in numbers(spelled))
 
 
-class UnstatedResult(Reaction):
+def _detect(view: TurnView) -> str | None:
     """An answer right after tool results that talks about the call or its result and states
-    none of their values."""
+    none of their values: the values it should have stated."""
+    texts = view.last_values()
+    values = ResultValues.of(texts)
+    if values is None or not _NARRATION.search(view.answer) or values.stated_in(view.answer):
+        return None
+    return "; ".join(texts)
 
-    name = "the result is not stated"
 
-    def applies(self, view: TurnView) -> Response | None:
-        texts = view.last_values()
-        values = ResultValues.of(texts)
-        if values is None or not _NARRATION.search(view.answer) or values.stated_in(view.answer):
-            return None
-        return Nudge(self.name, unstated_message("; ".join(texts)))
+UNSTATED_RESULT: Rule[str] = Rule(
+    "unstated_result",
+    Stage.ON_ANSWER,
+    _detect,
+    lambda values: Nudge(UNSTATED_RESULT.description, unstated_message(values)),
+    description="the result is not stated",
+    languages=frozenset({"en"}),
+)

@@ -1,4 +1,4 @@
-"""The one read-only view of a turn that every reaction decides over.
+"""The one read-only view of a turn that every rule decides over: the evidence a rule's ``detect`` reads.
 
 It finds the tools the reactions care about (the calculator, the file reader, the
 command runner) once, and reads tool results from the turn's typed outcomes, never
@@ -8,12 +8,11 @@ from the wording of an observation.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, TypeVar, cast
 
-from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
 from ovos_agentic_loop._text.numbers import known_numbers
 from ovos_agentic_loop._text.values import leaves
@@ -21,8 +20,6 @@ from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop._tools.toolset import ToolSet
 
 __all__ = ["TurnView", "latest_values"]
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -36,14 +33,7 @@ class TurnView:
     text_mode: bool
     answer: str = ""
     lang: str | None = None  # the session's language: numbers in words are read in it
-    # What a reaction worked out about this view, for the next one that asks (see ``remember``).
-    _memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    def remember(self, key: str, compute: Callable[[], T]) -> T:
-        """``compute()``, worked out once per view: reactions that need the same finding share it."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return cast(T, self._memo[key])
+    calls: tuple[ToolCall, ...] = ()  # the reply's calls under judgement, before they run
 
     @cached_property
     def question(self) -> str:
@@ -95,7 +85,10 @@ class TurnView:
         return frozenset(known_numbers(self.transcript, results))
 
     def with_answer(self, answer: str) -> TurnView:
-        return TurnView(self.tools, self.transcript, self.outcomes, self.text_mode, answer, self.lang)
+        return replace(self, answer=answer, calls=())
+
+    def with_calls(self, calls: Sequence[ToolCall]) -> TurnView:
+        return replace(self, answer="", calls=tuple(calls))
 
     def last_values(self) -> list[str]:
         """The values of the successful tool results the transcript ends with, in order."""

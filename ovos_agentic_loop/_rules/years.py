@@ -18,40 +18,57 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import dataclass
 
-from ovos_plugin_manager.templates.agents import MessageRole, ToolCall
+from ovos_plugin_manager.templates.agents import MessageRole
 
+from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.operands import said_numbers
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import in_digits, numbers
 from ovos_agentic_loop._text.values import leaves
 
-__all__ = ["UnsaidYear"]
+__all__ = ["UNSAID_YEAR"]
 
 _DATE = re.compile(r"(?<!\d)((?:1[89]|2\d)\d\d)-(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])(?!\d)")
 _YEAR_PAIR = re.compile(r"(?<![\d.])(1[0-9]|20) (\d{2})(?![\d.])")  # "19 99": a year said in two pairs
 
 
-class UnsaidYear:
-    """Judges a reply's calls before they run (the answer reactions judge finished answers)."""
+@dataclass(frozen=True)
+class OldDate:
+    """A call's ``date`` in ``year``, a past year nobody named, as of ``today``."""
 
-    name = "a past year nobody said"
+    date: str
+    year: str
+    today: str
+    tool: str
 
-    def check(self, view: TurnView, calls: list[ToolCall]) -> str | None:
-        today = dt.date.today()
-        dated = [(call, match) for call in calls for match in _dates(call.arguments)]
-        old = [(call, match) for call, match in dated if int(match.group(1)) <= today.year - 2]
-        if not old:
-            return None
-        said = _years_said(view)
-        for call, match in old:
-            if int(match.group(1)) not in said:
-                return (
-                    f"Not run: {match.group(0)} is in {match.group(1)}, a year nobody named; today is "
-                    f"{today.isoformat()}. Call {call.name} again with the date the user means (this "
-                    "year's, or next year's once this year's has passed)."
-                )
+
+def _detect(view: TurnView) -> OldDate | None:
+    today = dt.date.today()
+    dated = [(call, match) for call in view.calls for match in _dates(call.arguments)]
+    old = [(call, match) for call, match in dated if int(match.group(1)) <= today.year - 2]
+    if not old:
         return None
+    said = _years_said(view)
+    for call, match in old:
+        if int(match.group(1)) not in said:
+            return OldDate(match.group(0), match.group(1), today.isoformat(), call.name)
+    return None
+
+
+def _respond(found: OldDate) -> Response:
+    return Nudge(
+        UNSAID_YEAR.description,
+        f"Not run: {found.date} is in {found.year}, a year nobody named; today is "
+        f"{found.today}. Call {found.tool} again with the date the user means (this "
+        "year's, or next year's once this year's has passed).",
+    )
+
+
+UNSAID_YEAR: Rule[OldDate] = Rule(
+    "unsaid_year", Stage.BEFORE_CALL, _detect, _respond, description="a past year nobody said"
+)
 
 
 def _dates(arguments: object) -> list[re.Match[str]]:

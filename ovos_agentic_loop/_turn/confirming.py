@@ -9,7 +9,6 @@ from ovos_agentic_loop._confirmation import Proposal, Verdict
 from ovos_agentic_loop._confirmation.question import TOO_LARGE, declined, no_such_tool
 from ovos_agentic_loop._turn.closing import finish
 from ovos_agentic_loop._turn.decisions import AskFirst, CarryOut, Correct, Finish, ForceAnswer
-from ovos_agentic_loop._turn.limits import correction
 from ovos_agentic_loop._turn.state import TurnState
 
 __all__ = ["answer_to_question", "ask_first", "held"]
@@ -34,7 +33,9 @@ def held(turn: TurnState, calls: list[ToolCall]) -> AskFirst | Correct | ForceAn
         return None
     proposal = confirm.propose(waiting, lang=turn.lang, session=turn.session_id, user_text=turn.asker or "")
     if proposal is None:
-        return correction(turn, TOO_LARGE, f"{waiting.name}: arguments too large to hold for a confirmation")
+        return turn.limits.correction(
+            TOO_LARGE, f"{waiting.name}: arguments too large to hold for a confirmation"
+        )
     others = [c.name for c in calls if c is not waiting]
     if others:
         turn.emit("notice", message=f"not run before the user answers the question: {others}")

@@ -38,7 +38,7 @@ def ask_with_tools(turn: TurnState, *, stream: bool) -> Generator[str, None, Age
 
     A reply the table of reactions may still send back (a calculation, an unread file) is
     not spoken while it streams: it is said whole once it stands."""
-    hold = turn.reactions.may_apply(turn.view())
+    hold = turn.rules.may_apply(turn.view())
     return (
         yield from call(
             turn,

@@ -20,7 +20,6 @@ from ovos_agentic_loop._turn.decisions import (
     RunCalls,
     assert_never,
 )
-from ovos_agentic_loop._turn.limits import correction
 from ovos_agentic_loop._turn.repeats import signature
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.tool_steps import offer_called
@@ -44,19 +43,19 @@ def decide(turn: TurnState, reply: AgentMessage) -> Decision:
         return _decide_calls(turn, reply, parsed)
     if parsed.problem:  # its text is protocol: never the answer
         notice = f"unparsable reply ({parsed.problem}); asking again"
-        return correction(turn, parsed.correction(), notice, parsed.kept_text, ending="unparsable")
+        return turn.limits.correction(parsed.correction(), notice, parsed.kept_text, ending="unparsable")
     answer = parsed.answer if parsed.answer is not None else clean_answer(reply.content)
     if not answer:
         # Asked at once for an answer without tools, the bundled model, which had just got an
         # error from the calculator, worked the sum out in its head: it is asked again first.
         message = _empty_reply_message(turn, reply)
-        return correction(turn, message, "empty reply; asking again", parsed.kept_text, ending="empty")
+        return turn.limits.correction(message, "empty reply; asking again", parsed.kept_text, ending="empty")
     return _judge(turn, answer, parsed)
 
 
 def _judge(turn: TurnState, answer: str, parsed: ParsedReply) -> Decision:
     """The table of reactions on an answer: it stands, is sent back, or the loop makes a call."""
-    response = turn.reactions.react(turn.view(answer))
+    response = turn.rules.react(turn.view(answer))
     match response:
         case None:
             return Finish(answer)
@@ -88,7 +87,7 @@ def _decide_calls(
         turn.emit("notice", message=f"caller tool calls deferred: {[c.name for c in caller_calls]}")
     # The text protocol keeps what the model wrote (up to the invented rest); native keeps it clean.
     text = parsed.kept_text if turn.setup.text_mode else ""
-    checked = turn.reactions.check_calls(turn.view(), own_calls)
+    checked = turn.rules.check_calls(turn.view(), own_calls)
     if checked is not None:
         return Recheck(own_calls, checked, text)
     repeated = turn.history.decide(own_calls, text, by_loop=by_loop)

@@ -21,9 +21,8 @@ from ovos_plugin_manager.templates.agents import ToolCall
 from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop._turn.decisions import ForceAnswer, Remind
 
-__all__ = ["REPEATS_ALLOWED", "CallHistory", "signature"]
+__all__ = ["CallHistory", "signature"]
 
-REPEATS_ALLOWED = 2  # the third identical call is refused and the turn ends
 
 _FAILED_BEFORE = "\n(Note: this exact call failed before; change its arguments as the error says.)"
 _MADE_BEFORE = "\n(Note: you already made this exact call; use this result instead of calling again.)"
@@ -49,6 +48,7 @@ def _plain(value: Any) -> Any:
 class CallHistory:
     """The calls of one turn, counted (per-turn state: it lives in the ``Turn``)."""
 
+    allowed: int  # the turn's ``Limits.repeats_allowed``: the next identical call is refused
     counts: Counter[str] = field(default_factory=Counter)
     succeeded: dict[str, ToolOutcome] = field(default_factory=dict)  # by signature: ran without error
     reminded: bool = False  # a repeat of a succeeded call was already answered with a reminder
@@ -75,7 +75,7 @@ class CallHistory:
         for call in calls:
             self.counts[signature(call)] += 1
         worst = max((self.counts[signature(c)] for c in calls), default=0)
-        if worst > REPEATS_ALLOWED:
+        if worst > self.allowed:
             return ForceAnswer(
                 "repetition", notice=f"the same call was requested {worst} times; ending the turn"
             )
@@ -90,7 +90,7 @@ class CallHistory:
         key = signature(outcome.call)
         if outcome.ok:
             self.succeeded.setdefault(key, outcome)
-        if self.counts[key] < REPEATS_ALLOWED:
+        if self.counts[key] < self.allowed:
             return ""
         # "use this result" would tell the model to give up on a fixable call
         return _MADE_BEFORE if outcome.ok else _FAILED_BEFORE

@@ -16,7 +16,7 @@ from typing import Any
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop._confirmation import Confirmation, Reply, cleaned, last_user_text
-from ovos_agentic_loop._rules.table import Reactions
+from ovos_agentic_loop._rules.registry import Rules
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._runtime.daemon_pool import DaemonPool
 from ovos_agentic_loop._runtime.session_key import session_key
@@ -27,6 +27,7 @@ from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop._tools.selection import Shortlist, shortlist
 from ovos_agentic_loop._tools.toolset import ToolSet
 from ovos_agentic_loop._turn.brain_call import BrainHandle
+from ovos_agentic_loop._turn.limits import Limits
 from ovos_agentic_loop._turn.repeats import CallHistory
 from ovos_agentic_loop._turn.timings import TurnTimings
 from ovos_agentic_loop._turn.transcript import fold_system, persona_instructions
@@ -78,13 +79,12 @@ class TurnState:
     timings: TurnTimings = field(default_factory=TurnTimings)
     #: The user message this turn answers (a sub-run's is its parent's): a question is bound to it.
     asker: str | None = None
+    #: A sub-run's: its turn's limits, shared (None: this turn's own, from its config).
+    shared_limits: Limits | None = None
     # per-turn state
     transcript: list[AgentMessage] = field(default_factory=list)
     # Each TOOL message's outcome, by its index in the transcript (ids are the model's: not unique)
     outcomes: dict[int, ToolOutcome] = field(default_factory=dict)
-    corrections: int = 0
-    history: CallHistory = field(default_factory=CallHistory)
-    reactions: Reactions = field(default_factory=Reactions)
     ending: str | None = None  # the reason of the final event, once the turn has ended
     #: What the stream has said so far, and the gate of the latest spoken model call.
     speech: Speech = field(default_factory=Speech)
@@ -110,6 +110,9 @@ class TurnState:
         self.session_key = self.session_key or session_key(self.session_id, self.incoming)
         self.deadline = self.started + self.setup.config.time_budget
         self.first_call = self.count.used
+        self.limits = self.shared_limits or Limits.of(self.setup.config)
+        self.history = CallHistory(allowed=self.limits.repeats_allowed)
+        self.rules = Rules(self.limits.nudges)
 
     @property
     def iterations(self) -> int:

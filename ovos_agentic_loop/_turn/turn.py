@@ -43,7 +43,6 @@ from ovos_agentic_loop._turn.decisions import (
 )
 from ovos_agentic_loop._turn.endings import CUT_BY_BRAIN, CUT_BY_TIME, out_of_time
 from ovos_agentic_loop._turn.forced import forced_answer
-from ovos_agentic_loop._turn.limits import correction
 from ovos_agentic_loop._turn.model_call import Gate
 from ovos_agentic_loop._turn.reading import UNREADABLE_CALL, decide
 from ovos_agentic_loop._turn.state import TurnState
@@ -105,10 +104,12 @@ class Turn(TurnState):
         try:
             reply = yield from model_call.ask_with_tools(self, stream=stream)
         except BrainReplyInvalid as exc:  # the server could not read the model's tool call
-            if self.corrections >= self.setup.config.max_corrections:
+            if self.limits.corrections_spent:
                 return ForceAnswer("unparsable")
             self.count.used += 1
-            return correction(self, UNREADABLE_CALL, f"the server could not read the model's reply: {exc}")
+            return self.limits.correction(
+                UNREADABLE_CALL, f"the server could not read the model's reply: {exc}"
+            )
         return decide(self, reply)
 
     # -- the seam for the engine and the other reasoning loops (ovos_agentic_loop.loops) ----------
@@ -146,7 +147,7 @@ class Turn(TurnState):
         emit: Callable[[StepKind, str, dict[str, Any]], None],
         max_iterations: int,
     ) -> Turn:
-        """A ReAct run inside this turn: the same brain, tools, deadline and call budget; its own
+        """A ReAct run inside this turn: the same brain, tools, deadline, call budget and limits; its own
         transcript, at most ``max_iterations`` model calls with tools, and its events through ``emit``."""
         config = self.setup.config.model_copy(update={"max_iterations": max_iterations})
         return Turn(
@@ -160,6 +161,7 @@ class Turn(TurnState):
             every_call_counts=True,
             session_key=self.session_key,
             asker=self.asker,
+            shared_limits=self.limits,
         )
 
     def carry_out(self, call: ToolCall) -> ToolOutcome:

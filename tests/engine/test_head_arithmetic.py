@@ -13,7 +13,7 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import MessageRole
 
-from ovos_agentic_loop._rules.table import MAX_NUDGES
+from ovos_agentic_loop._rules.registry import MAX_NUDGES
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
 

@@ -20,7 +20,8 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
-from ovos_agentic_loop._rules.table import MAX_NUDGES, REACTIONS, Reactions
+from ovos_agentic_loop._rules.base import Stage
+from ovos_agentic_loop._rules.registry import MAX_NUDGES, RULES, Rules
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._tools.observations import Status, ToolOutcome
 from ovos_agentic_loop._tools.toolset import PersonaTools
@@ -87,17 +88,18 @@ def test_a_reaction_that_holds_the_stream_knows_it_before_the_answer(
     toolsets: list, question: str, answer: str, calls: list[ToolCall], which: int
 ) -> None:
     view = TurnView(toolsets[which], _transcript(question, calls), {}, text_mode=False)
-    for reaction in REACTIONS:
-        if not reaction.holds_stream:
+    for rule in RULES:
+        if not rule.holds_stream:
             continue
-        if reaction.applies(view.with_answer(answer)) is not None:
-            assert reaction.may_apply(view), f"{reaction.name} applied without may_apply"
+        assert rule.may_apply is not None, f"{rule.name} holds the stream without may_apply"
+        if rule.detect(view.with_answer(answer)) is not None:
+            assert rule.may_apply(view), f"{rule.name} applied without may_apply"
 
 
 def test_the_table_names_each_reaction_once_and_holds_the_budget(toolsets: list) -> None:
-    names = [r.name for r in REACTIONS]
+    names = [r.name for r in RULES if r.stage is Stage.ON_ANSWER]
     assert len(names) == len(set(names))
-    reactions = Reactions()
+    reactions = Rules()
     view = TurnView(toolsets[0], _transcript("What is 15% of 2350?", []), {}, text_mode=False)
     answers = ["It is 11.", "It is 12.", "It is 13.", "It is 14."]
     sent = [reactions.react(view.with_answer(a)) for a in answers]

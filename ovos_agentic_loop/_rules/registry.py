@@ -1,0 +1,149 @@
+"""The one registry of rules: their order of priority, the budget of corrective messages they
+share in one turn (``Budget``, part of the turn's limits), and the per-turn table that asks them
+(``Rules``), without the rules a persona switches off (``disabled_rules``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ovos_plugin_manager.templates.agents import ToolCall
+
+from ovos_agentic_loop._rules.arithmetic import HEAD_ARITHMETIC
+from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
+from ovos_agentic_loop._rules.described import ANNOUNCED, DESCRIBED, WITH_ARGUMENTS
+from ovos_agentic_loop._rules.examples import COPIED_EXAMPLE
+from ovos_agentic_loop._rules.file_operand import FILE_OPERAND
+from ovos_agentic_loop._rules.operands import UNSAID_OPERANDS
+from ovos_agentic_loop._rules.placeholder import PLACEHOLDER
+from ovos_agentic_loop._rules.signs import DROPPED_SIGN
+from ovos_agentic_loop._rules.unread import UNREAD_FILE
+from ovos_agentic_loop._rules.unstated import UNSTATED_RESULT
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._rules.years import UNSAID_YEAR
+from ovos_agentic_loop._text.language import language_code
+
+__all__ = ["MAX_NUDGES", "RULES", "RULE_NAMES", "Budget", "Rules", "rule"]
+
+#: Every rule, the most useful first: at each stage the first that finds something (and was not
+#: sent before with the same finding) is taken.
+RULES: tuple[Rule[Any], ...] = (
+    # on an answer
+    ANNOUNCED,
+    WITH_ARGUMENTS,
+    DESCRIBED,
+    UNREAD_FILE,
+    PLACEHOLDER,
+    HEAD_ARITHMETIC,
+    UNSTATED_RESULT,
+    # on a reply's calls, before they run
+    FILE_OPERAND,
+    DROPPED_SIGN,
+    UNSAID_YEAR,
+    UNSAID_OPERANDS,
+    COPIED_EXAMPLE,
+)
+
+#: The rules' names, in order: what ``disabled_rules`` may name.
+RULE_NAMES: tuple[str, ...] = tuple(r.name for r in RULES)
+
+#: At most this many corrective messages from the rules per turn: two model calls more at worst.
+#: One was too few: after "call it now" the bundled model calls the first tool of a chain, then
+#: describes the second.
+MAX_NUDGES = 2
+
+
+def rule(name: str) -> Rule[Any]:
+    """The registered rule called ``name``."""
+    return next(r for r in RULES if r.name == name)
+
+
+@dataclass
+class Budget:
+    """The rules' share of a turn's limits: how many may still be sent, and what was sent (by rule
+    name and finding: a message the model did not act on is not sent again). A strategy loop's
+    sub-runs share their turn's."""
+
+    allowed: int = MAX_NUDGES
+    sent: set[str] = field(default_factory=set)
+
+    @property
+    def spent(self) -> bool:
+        return len(self.sent) >= self.allowed
+
+
+@dataclass
+class Rules:
+    """The registry as one turn asks it: the rules switched on, the turn's budget."""
+
+    budget: Budget = field(default_factory=Budget)
+    disabled: frozenset[str] = frozenset()
+
+    def react(self, view: TurnView) -> Response | None:
+        """The response to ``view.answer`` when it does not stand; None when it stands (or this
+        turn's budget is spent). Sent twice, a message is parroted back ("The file notes.txt does
+        not exist."): the next rule that finds something is taken instead, or the answer stands."""
+        return self._first(Stage.ON_ANSWER, view)
+
+    def check_calls(self, view: TurnView, calls: Sequence[ToolCall]) -> str | None:
+        """The message that holds a reply's calls back before they run (numbers nobody said, a
+        copied example), on the same budget; None when they may run."""
+        response = self._first(Stage.BEFORE_CALL, view.with_calls(calls), repeat_ends=True)
+        return response.message if isinstance(response, Nudge) else None
+
+    def may_apply(self, view: TurnView) -> bool:
+        """Whether the coming answer could be sent back by a rule that holds the stream."""
+        if self.budget.spent or not view.tools.tools:
+            return False
+        return any(
+            r.holds_stream and r.may_apply is not None and r.may_apply(view)
+            for r in self._asked(Stage.ON_ANSWER, view)
+        )
+
+    def _asked(self, stage: Stage, view: TurnView) -> Iterable[Rule[Any]]:
+        """The rules of ``stage`` this view may be asked about: switched on, for its language,
+        with the tools they need."""
+        lang = language_code(view.lang)
+        for candidate in RULES:
+            if candidate.stage is not stage or candidate.name in self.disabled:
+                continue
+            if candidate.languages is not None and lang not in candidate.languages:
+                continue
+            if all(_has(view, need) for need in candidate.needs):
+                yield candidate
+
+    def _first(self, stage: Stage, view: TurnView, *, repeat_ends: bool = False) -> Response | None:
+        """The first rule's response; ``repeat_ends``: a finding sent before lets the calls run
+        rather than asking the next rule (the checks of a reply's calls)."""
+        if self.budget.spent or (stage is Stage.ON_ANSWER and not view.tools.tools):
+            return None
+        asked = list(self._asked(stage, view))
+        names = {r.name for r in asked}
+        for candidate in asked:
+            finding = candidate.detect(view)
+            if finding is None:
+                continue
+            if any(
+                rule(other).detect(view) is not None for other in candidate.steps_aside_for if other in names
+            ):
+                continue  # a finding of a rule this one steps aside for wins
+            key = candidate.key(finding)
+            if key in self.budget.sent:
+                if repeat_ends:
+                    return None
+                continue
+            self.budget.sent.add(key)
+            return candidate.respond(finding)
+        return None
+
+
+def _has(view: TurnView, need: Need) -> bool:
+    """Whether the turn's tools include the role ``need`` names."""
+    roles = {
+        Need.TOOLS: bool(view.tools.tools),
+        Need.CALCULATOR: view.calculator is not None,
+        Need.READER: view.reader is not None,
+        Need.RUNNER: view.runner is not None,
+    }
+    return roles[need]

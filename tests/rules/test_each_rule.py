@@ -1,0 +1,200 @@
+"""Each registered rule, its ``detect`` alone on a small transcript: what it finds, and what it
+lets be. The rules' effect on a whole turn is tested through the engine (tests/engine/)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
+
+from ovos_agentic_loop._rules.registry import RULE_NAMES, RULES, rule
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._tools.observations import Status, ToolOutcome
+from ovos_agentic_loop._tools.spec import ToolSpec
+from ovos_agentic_loop._tools.toolset import ToolSet
+
+
+def _tool(name: str, description: str = "", **arguments: str) -> ToolSpec:
+    properties = {arg: {"type": "string", "description": text} for arg, text in arguments.items()}
+    return ToolSpec(
+        name, description, {"type": "object", "properties": properties, "required": list(arguments)}
+    )
+
+
+CALCULATOR = _tool("evaluate_expression", "Calculate an expression.", expression="the expression")
+READER = _tool("read_file", "Read a file.", path="the file")
+DATES = _tool("days_between", "Days between two dates, e.g. '2026-12-25'.", end_date="the end date")
+TOOLS = ToolSet((CALCULATOR, READER, DATES), {}, frozenset())
+
+
+def _view(
+    question: str, *later: AgentMessage, answer: str = "", outcomes: dict[int, ToolOutcome] | None = None
+) -> TurnView:
+    transcript = [AgentMessage(MessageRole.USER, question), *later]
+    return TurnView(TOOLS, transcript, outcomes or {}, text_mode=False, answer=answer)
+
+
+def _call(name: str, **arguments: Any) -> ToolCall:
+    return ToolCall(id=f"c-{name}", name=name, arguments=arguments)
+
+
+def _found(name: str, view: TurnView) -> Any:
+    return rule(name).detect(view)
+
+
+def test_every_rule_is_registered_once_and_tested_here() -> None:
+    assert len(RULE_NAMES) == len(set(RULE_NAMES)) == len(RULES)
+    tested = {
+        name.removeprefix("test_").removesuffix("_alone") for name in globals() if name.endswith("_alone")
+    }
+    assert tested == set(RULE_NAMES)
+
+
+def test_announced_step_alone() -> None:
+    assert _found("announced_step", _view("Find the error.", answer="I will search for lines with error."))
+    assert _found("announced_step", _view("Find the error.", answer="The error is on line 3.")) is None
+
+
+def test_described_with_arguments_alone() -> None:
+    answer = 'You can use the `evaluate_expression` function with {"expression": "sqrt(1764)"}.'
+    found = _found("described_with_arguments", _view("What is the root of 1764?", answer=answer))
+    assert (found.tool, found.arguments) == ("evaluate_expression", {"expression": "sqrt(1764)"})
+    assert _found("described_with_arguments", _view("Hi", answer="Hello there.")) is None
+
+
+def test_described_call_alone() -> None:
+    found = _found(
+        "described_call", _view("What is 2+2?", answer="You can use the `evaluate_expression` function.")
+    )
+    assert found.described.tool == "evaluate_expression"
+    assert _found("described_call", _view("What is 2+2?", answer="It is 4.")) is None
+
+
+def test_unread_file_alone() -> None:
+    assert _found("unread_file", _view("What is in notes.txt?", answer="It holds a list.")) == (
+        "read_file",
+        "notes.txt",
+    )
+    read = AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[_call("read_file", path="notes.txt")])
+    assert _found("unread_file", _view("What is in notes.txt?", read, answer="A list.")) is None
+
+
+def test_placeholder_alone() -> None:
+    assert (
+        _found("placeholder", _view("Who am I?", answer="You are [YourUsername].")).slot == "[YourUsername]"
+    )
+    assert _found("placeholder", _view("Who am I?", answer="You are Ada.")) is None
+
+
+def test_head_arithmetic_alone() -> None:
+    assert _found("head_arithmetic", _view("What is 15% of 2350?", answer="It is 352.5.")).number == "352.5"
+    assert (
+        _found("head_arithmetic", _view("What is the capital of France?", answer="Paris, 2 million.")) is None
+    )
+
+
+def test_unstated_result_alone() -> None:
+    call = _call("evaluate_expression", expression="6*7")
+    transcript = [
+        AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[call]),
+        AgentMessage(MessageRole.TOOL, '{"result": 42}', tool_call_id=call.id, name=call.name),
+    ]
+    outcomes = {2: ToolOutcome(call, Status.OK, '{"result": 42}', 0.0, output={"result": 42})}
+    view = _view(
+        "What is 6 times 7?", *transcript, outcomes=outcomes, answer="The calculation was successful."
+    )
+    assert _found("unstated_result", view) == "42"
+    assert _found("unstated_result", view.with_answer("It is 42.")) is None
+
+
+def test_file_operand_alone() -> None:
+    read = _call("read_file", path="scores.csv")
+    transcript = [
+        AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[read]),
+        AgentMessage(MessageRole.TOOL, "3,4", tool_call_id=read.id, name=read.name),
+    ]
+    outcomes = {
+        2: ToolOutcome(read, Status.OK, "3,4", 0.0, output={"path": "scores.csv", "content": "3\n4\n"})
+    }
+    view = _view("Add the scores in scores.csv", *transcript, outcomes=outcomes)
+    found = _found(
+        "file_operand", view.with_calls([_call("evaluate_expression", expression="sum(scores.csv)")])
+    )
+    assert (found.path, found.numbers) == ("scores.csv", ("3", "4"))
+    assert _found("file_operand", view.with_calls([_call("evaluate_expression", expression="3+4")])) is None
+
+
+def test_dropped_sign_alone() -> None:
+    view = _view("whats minus five celsius in fahrenheit")
+    found = _found("dropped_sign", view.with_calls([_call("evaluate_expression", expression="5*9/5+32")]))
+    assert (found.number, found.tool) == ("5", "evaluate_expression")
+    assert (
+        _found("dropped_sign", view.with_calls([_call("evaluate_expression", expression="-5*9/5+32")]))
+        is None
+    )
+
+
+def test_unsaid_year_alone() -> None:
+    view = _view("How many days until Christmas?")
+    assert (
+        _found("unsaid_year", view.with_calls([_call("days_between", end_date="2019-12-25")])).year == "2019"
+    )
+    assert (
+        _found(
+            "unsaid_year",
+            _view("Days until Christmas 2019?").with_calls([_call("days_between", end_date="2019-12-25")]),
+        )
+        is None
+    )
+
+
+def test_unsaid_operands_alone() -> None:
+    view = _view("What is 15% of 2350?")
+    assert (
+        _found(
+            "unsaid_operands", view.with_calls([_call("evaluate_expression", expression="0.15 * 2250")])
+        ).number
+        == "2250"
+    )
+    assert (
+        _found("unsaid_operands", view.with_calls([_call("evaluate_expression", expression="0.15 * 2350")]))
+        is None
+    )
+
+
+def test_copied_example_alone() -> None:
+    view = _view("How many days until my birthday?")
+    assert (
+        _found("copied_example", view.with_calls([_call("days_between", end_date="2026-12-25")])).value
+        == "2026-12-25"
+    )
+    assert _found("copied_example", view.with_calls([_call("days_between", end_date="2026-06-01")])) is None
+
+
+@pytest.mark.parametrize("name", RULE_NAMES)
+def test_each_rule_finds_nothing_without_a_question(name: str) -> None:
+    assert _found(name, _view("")) is None
+
+
+def test_a_rule_steps_aside_by_name_not_by_a_shared_memo() -> None:
+    from ovos_agentic_loop._rules.registry import Rules
+
+    view = _view("What is 2+2?", answer="I will calculate it with the `evaluate_expression` function.")
+    assert _found("announced_step", view) is not None  # it finds the sentence, and steps aside:
+    response = Rules().react(view)
+    assert response is not None and response.why == "a described call"
+    alone = Rules(disabled=frozenset({"described_call", "described_with_arguments"})).react(view)
+    assert alone is not None and alone.why == "an announced step"
+
+
+def test_one_budget_for_a_turn_and_its_sub_runs() -> None:
+    from ovos_agentic_loop._rules.registry import MAX_NUDGES, Budget, Rules
+
+    shared = Budget()
+    turn, sub_run = Rules(shared), Rules(shared)
+    answers = ("It is 11.", "It is 12.", "It is 13.")
+    view = _view("What is 15% of 2350?")
+    sent = [r.react(view.with_answer(a)) for r, a in zip((turn, sub_run, turn), answers, strict=True)]
+    assert [s is not None for s in sent] == [True] * MAX_NUDGES + [False]
+    assert Rules(Budget()).react(view.with_answer("It is 11.")) is not None
