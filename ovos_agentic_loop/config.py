@@ -39,6 +39,7 @@ __all__ = [
     "LoopConfig",
     "LoopPlan",
     "Mode",
+    "RuleName",
     "Selection",
     "parse_config",
 ]
@@ -57,6 +58,24 @@ LOOP_ENTRY_POINTS = LOOP_NAMES
 # Keys that the ecosystem puts into every plugin section: ovos-persona passes
 # {"enabled": True} for a handler without a section, and OPM engines read "lang".
 _ECOSYSTEM_KEYS = frozenset({"enabled", "lang"})
+
+
+#: The names of the rules that correct a small model's habits (``_rules/registry.py`` holds one
+#: record per name, in this order of priority): what ``disabled_rules`` may name.
+RuleName = Literal[
+    "announced_step",
+    "described_with_arguments",
+    "described_call",
+    "unread_file",
+    "placeholder",
+    "head_arithmetic",
+    "unstated_result",
+    "file_operand",
+    "dropped_sign",
+    "unsaid_year",
+    "unsaid_operands",
+    "copied_example",
+]
 
 
 class LoopConfig(StrictSection):
@@ -103,6 +122,12 @@ class LoopConfig(StrictSection):
     )
     max_corrections: int = Field(
         default=1, ge=0, le=5, description="Corrective messages sent back for replies that cannot be parsed."
+    )
+    disabled_rules: list[RuleName] = Field(
+        default_factory=list,
+        description="Rules that correct the model's habits, switched off by name (a described call, head "
+        "arithmetic, numbers nobody said, ...; an unknown name is refused with the list of names). "
+        "Default: none, every rule is on.",
     )
     caller_toolboxes: bool = Field(
         default=False,

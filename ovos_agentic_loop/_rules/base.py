@@ -11,6 +11,7 @@ from enum import Enum
 from typing import Any, Generic, TypeVar
 
 from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop.config import RuleName
 
 __all__ = ["F", "MakeCall", "Need", "Nudge", "Response", "Rule", "Stage"]
 
@@ -64,7 +65,7 @@ class Rule(Generic[F]):
     is not spoken while it streams. ``steps_aside_for``: rules whose finding wins over this one's.
     """
 
-    name: str  # the id ``disabled_rules`` names
+    name: RuleName  # what ``disabled_rules`` names
     stage: Stage
     detect: Callable[[TurnView], F | None]
     respond: Callable[[F], Response]
@@ -73,7 +74,7 @@ class Rule(Generic[F]):
     needs: frozenset[Need] = frozenset({Need.TOOLS})
     holds_stream: bool = False
     may_apply: Callable[[TurnView], bool] | None = None
-    steps_aside_for: tuple[str, ...] = ()
+    steps_aside_for: tuple[RuleName, ...] = ()
 
     def key(self, finding: F) -> str:
         """What one sending of this rule is remembered by: its name and its finding."""

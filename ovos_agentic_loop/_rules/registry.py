@@ -23,6 +23,7 @@ from ovos_agentic_loop._rules.unstated import UNSTATED_RESULT
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._rules.years import UNSAID_YEAR
 from ovos_agentic_loop._text.language import language_code
+from ovos_agentic_loop.config import RuleName
 
 __all__ = ["MAX_NUDGES", "RULES", "RULE_NAMES", "Budget", "Rules", "rule"]
 
@@ -45,8 +46,8 @@ RULES: tuple[Rule[Any], ...] = (
     COPIED_EXAMPLE,
 )
 
-#: The rules' names, in order: what ``disabled_rules`` may name.
-RULE_NAMES: tuple[str, ...] = tuple(r.name for r in RULES)
+#: The rules' names, in order: what ``disabled_rules`` may name (``config.RuleName``).
+RULE_NAMES: tuple[RuleName, ...] = tuple(r.name for r in RULES)
 
 #: At most this many corrective messages from the rules per turn: two model calls more at worst.
 #: One was too few: after "call it now" the bundled model calls the first tool of a chain, then
@@ -54,7 +55,7 @@ RULE_NAMES: tuple[str, ...] = tuple(r.name for r in RULES)
 MAX_NUDGES = 2
 
 
-def rule(name: str) -> Rule[Any]:
+def rule(name: RuleName) -> Rule[Any]:
     """The registered rule called ``name``."""
     return next(r for r in RULES if r.name == name)
 
@@ -78,7 +79,7 @@ class Rules:
     """The registry as one turn asks it: the rules switched on, the turn's budget."""
 
     budget: Budget = field(default_factory=Budget)
-    disabled: frozenset[str] = frozenset()
+    disabled: frozenset[RuleName] = frozenset()
 
     def react(self, view: TurnView) -> Response | None:
         """The response to ``view.answer`` when it does not stand; None when it stands (or this

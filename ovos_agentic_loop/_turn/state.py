@@ -112,7 +112,7 @@ class TurnState:
         self.first_call = self.count.used
         self.limits = self.shared_limits or Limits.of(self.setup.config)
         self.history = CallHistory(allowed=self.limits.repeats_allowed)
-        self.rules = Rules(self.limits.nudges)
+        self.rules = Rules(self.limits.nudges, frozenset(self.setup.config.disabled_rules))
 
     @property
     def iterations(self) -> int:

@@ -198,3 +198,11 @@ def test_one_budget_for_a_turn_and_its_sub_runs() -> None:
     sent = [r.react(view.with_answer(a)) for r, a in zip((turn, sub_run, turn), answers, strict=True)]
     assert [s is not None for s in sent] == [True] * MAX_NUDGES + [False]
     assert Rules(Budget()).react(view.with_answer("It is 11.")) is not None
+
+
+def test_the_config_names_the_registered_rules_in_order() -> None:
+    from typing import get_args
+
+    from ovos_agentic_loop.config import RuleName
+
+    assert get_args(RuleName) == RULE_NAMES

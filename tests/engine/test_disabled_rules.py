@@ -1,0 +1,65 @@
+"""``disabled_rules``: a rule switched off by name in the loop's section is not asked, through
+``continue_chat``; the others still are, and an unknown name is refused naming the known ones."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+
+from ovos_agentic_loop._rules.registry import RULE_NAMES
+from ovos_agentic_loop.errors import ConfigError
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+QUESTION = "What is 15% of 2350?"
+
+
+@pytest.fixture
+def maths() -> ToolBox:
+    return find_toolbox_plugins()["ovos-math-tools"](config={})
+
+
+def test_head_arithmetic_on_sends_the_answer_back(maths: ToolBox) -> None:
+    brain = ScriptedBrain(
+        ["It is 350.", tool_call("evaluate_expression", expression="15% of 2350"), "It is 352.5."]
+    )
+    answer = engine_with(brain, [maths]).continue_chat(user(QUESTION))
+    assert answer.content == "It is 352.5."
+    brain.assert_complete()
+
+
+def test_head_arithmetic_off_lets_the_answer_stand(maths: ToolBox) -> None:
+    brain = ScriptedBrain(["It is 350."])
+    answer = engine_with(brain, [maths], disabled_rules=["head_arithmetic"]).continue_chat(user(QUESTION))
+    assert answer.content == "It is 350."
+    brain.assert_complete()
+
+
+def test_the_other_rules_stay_on(maths: ToolBox) -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="0.15 * 2250"),  # a number nobody said: held back
+            tool_call("evaluate_expression", expression="0.15 * 2350"),
+            "It is 352.5.",
+        ]
+    )
+    engine = engine_with(brain, [maths], disabled_rules=["head_arithmetic"])
+    assert engine.continue_chat(user(QUESTION)).content == "It is 352.5."
+    assert "2250 is no number the user said" in brain.calls[1].last.content
+    brain.assert_complete()
+
+
+def test_every_rule_off_is_the_bare_loop(maths: ToolBox) -> None:
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="0.15 * 2250"), "It is 337.5."])
+    engine = engine_with(brain, [maths], disabled_rules=list(RULE_NAMES))
+    assert engine.continue_chat(user(QUESTION)).content == "It is 337.5."
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize("value", [["no_such_rule"], "head_arithmetic", [3]])
+def test_an_unknown_rule_or_a_wrong_type_is_refused_at_construction(maths: ToolBox, value: object) -> None:
+    with pytest.raises(ConfigError, match="disabled_rules") as refused:
+        engine_with(ScriptedBrain([]), [maths], disabled_rules=value)
+    if value == ["no_such_rule"]:
+        assert all(name in str(refused.value) for name in RULE_NAMES)
