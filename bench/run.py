@@ -668,6 +668,7 @@ def write_report(bench: Bench, figures: list[int]) -> None:
     ]
     suffix = "" if figures != [5] else "-spoken" if getattr(bench.args, "suite", "") == "spoken" else "-tasks"
     suffix = "-many-tools" if figures == [10] else suffix  # figure 10 runs on its own, like 5s
+    suffix = "-ablation" if figures == [12] else suffix
     md_path = out_dir / f"latest{suffix}.md"
     # Figures not run this time keep their earlier tables (each says when it was measured).
     sections = _sections(md_path.read_text()) if md_path.exists() else {}
@@ -793,6 +794,18 @@ def main(argv: list[str] | None = None) -> int:
         help="figure 10: comma-separated configurations (80-on, 80-off, 15, 40-on, 40-off, up-15, up-80; "
         "default 80-on,80-off,15,40-on,40-off), run in that order",
     )
+    p.add_argument(
+        "--disabled-rules",
+        default=None,
+        metavar="NAME,...",
+        help="figure 5: our loop runs with these rules switched off (its disabled_rules)",
+    )
+    p.add_argument(
+        "--ablation",
+        action="store_true",
+        help="figure 12 (alone): the held-out halves of both suites with every rule on, every rule off, "
+        "and each rule off alone; one table",
+    )
     p.add_argument("--quick", action="store_true", help="few repeats: a smoke run of the bench itself")
     args, rest = p.parse_known_args(argv)
     if args.figures.strip() == "11":
@@ -803,6 +816,14 @@ def main(argv: list[str] | None = None) -> int:
         return subprocess.call([str(python), str(script), *rest])
     if rest:
         p.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.ablation:
+        args.figures, args.systems = "12", "ours"
+    from ablation_runner import parse_rules, rule_names
+
+    try:
+        args.disabled_rules = parse_rules(args.disabled_rules, rule_names())
+    except ValueError as exc:
+        p.error(str(exc))
     figures = (
         [1, 2, 3, 4, 5, 6] if args.all else sorted({int(f) for f in args.figures.split(",") if f.strip()})
     )
@@ -838,7 +859,7 @@ def main(argv: list[str] | None = None) -> int:
     # The task figures (5, 8) run only the OVOS engines: no peer venv to build for them alone;
     # figure 9 adds the floor's venv (the bare model's raw client) and bfcl-eval's.
     needed = [BY_KEY[k] for k in args.systems]
-    if set(figures) <= {5, 8, 9, 10}:
+    if set(figures) <= {5, 8, 9, 10, 12}:
         needed = [s for s in needed if s.ovos or (9 in figures and s.key == "floor")]
     if figures == [10]:
         needed = []  # figure 10 builds its own venvs (ours-mcp, upstream-mcp) as its configurations need
@@ -852,7 +873,8 @@ def main(argv: list[str] | None = None) -> int:
     # The timing figures run first, before any llama-server exists. When figure 5 or 8 starts one,
     # the other and figure 3 run after it on the same server (exact token counts), and the server
     # is stopped at the end; results are reported by figure number whatever the order.
-    order = [f for f in figures if f not in (3, 5, 8, 9, 10)] + [f for f in (5, 8, 9, 10, 3) if f in figures]
+    order = [f for f in figures if f not in (3, 5, 8, 9, 10, 12)]
+    order += [f for f in (5, 8, 9, 10, 12, 3) if f in figures]
     started = False
     try:
         for fig in order:
@@ -861,7 +883,7 @@ def main(argv: list[str] | None = None) -> int:
                 from bfcl_runner import report_saved
 
                 report_saved(bench, Path(args.bfcl_report), BY_KEY)
-            elif fig in (5, 8, 9, 10):
+            elif fig in (5, 8, 9, 10, 12):
                 from tasks_runner import ensure_llama, fig5_tasks
 
                 if bench.llama_url is None:
@@ -879,6 +901,10 @@ def main(argv: list[str] | None = None) -> int:
                     from loops_runner import fig8_loops
 
                     fig8_loops(bench, run_adapter)
+                elif fig == 12:
+                    from ablation_runner import fig12_ablation
+
+                    fig12_ablation(bench, run_adapter)
                 elif fig == 10:
                     from many_tools_runner import fig10_many_tools
 

@@ -23,7 +23,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -274,6 +274,21 @@ def results_dir(bench: Any) -> Path:
     return path
 
 
+def disabling(rules: Sequence[str]) -> Callable[[dict[str, Any]], None]:
+    """What ``configure`` does for a run with ``rules`` switched off (the loop's ``disabled_rules``)."""
+
+    def configure(job: dict[str, Any]) -> None:
+        job["engine_extra"] = {**(job.get("engine_extra") or {}), "disabled_rules": list(rules)}
+
+    return configure
+
+
+def configure_for(bench: Any, system: Any) -> Callable[[dict[str, Any]], None] | None:
+    """``--disabled-rules`` for our loop's runs (upstream has no such key)."""
+    rules = getattr(bench.args, "disabled_rules", None) or []
+    return disabling(rules) if rules and system.key.startswith("ours") else None
+
+
 def fig5_tasks(bench: Any, run_adapter: Any, suite: Suite | None = None) -> None:
     """Run the suite (the typed one unless ``suite`` says otherwise); ``run_adapter`` is the
     orchestrator's (``run.run_adapter``)."""
@@ -314,7 +329,8 @@ def fig5_tasks(bench: Any, run_adapter: Any, suite: Suite | None = None) -> None
                     continue
             for n, task in enumerate(tasks, 1):
                 try:
-                    result = suite.run(system, task, proxy, run_adapter)
+                    configure = configure_for(bench, system)
+                    result = suite.run(system, task, proxy, run_adapter, configure=configure)
                 except KeyboardInterrupt:  # Ctrl-C / SIGINT: report what finished instead of nothing
                     interrupted = f"{system.key} after {n - 1}/{len(tasks)} tasks"
                     print(f"[fig {suite.figure}] interrupted: {interrupted}", flush=True)
@@ -344,10 +360,12 @@ def run_task(
     run_adapter: Any,
     timeout: float = 900,
     tag: str = "t5",
+    configure: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """One task in a new process and a fresh sandbox. Past ``timeout`` seconds the process is killed,
     its requests in flight are cancelled at llama-server (which would otherwise go on computing a
-    reply nobody reads, in front of the next task's) and the task fails as ``timed_out``."""
+    reply nobody reads, in front of the next task's) and the task fails as ``timed_out``.
+    ``configure(job)`` changes the job first (``--disabled-rules``, the rules' ablation)."""
     sandbox = make_sandbox()
     model = f"{tag}-{system.key}-{task['id']}-{uuid.uuid4().hex[:6]}"
     start = dt.datetime.now(dt.timezone.utc)
@@ -368,6 +386,8 @@ def run_task(
         "request_timeout": 600,
         "engine_extra": {"time_budget": 900},
     }
+    if configure is not None:
+        configure(job)
     try:
         res = run_adapter(system, job, timeout=timeout, cwd=sandbox)
         timed_out = False

@@ -735,3 +735,70 @@ def test_the_proxy_relays_a_streamed_reply_as_it_arrives() -> None:
     finally:
         proxy.stop()
         server.stop()
+
+
+# -- figure 12: the rules' ablation ----------------------------------------------------------------
+def test_the_ablation_reads_the_rule_names_the_loop_takes() -> None:
+    from ablation_runner import ALL_OFF, ALL_ON, configurations, parse_rules, rule_names
+
+    names = rule_names()
+    assert "head_arithmetic" in names and len(names) == len(set(names))
+    registry = pytest.importorskip("ovos_agentic_loop._rules.registry")
+    assert names == registry.RULE_NAMES
+    configs = configurations(names)
+    assert configs[:2] == [(ALL_ON, ()), (ALL_OFF, names)] and len(configs) == 2 + len(names)
+    assert parse_rules("head_arithmetic, dropped_sign", names) == ["head_arithmetic", "dropped_sign"]
+    with pytest.raises(ValueError, match=r"unknown rules.*choose from announced_step"):
+        parse_rules("no_such_rule", names)
+
+
+def test_the_ablation_runs_each_configuration_and_writes_one_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scripted run stands in for the model: a question is solved unless the rule it needs is off."""
+    import ablation_runner
+    from tasks_runner import Suite
+
+    needs = {"q1": "head_arithmetic", "q2": "dropped_sign", "q3": None}
+
+    def scripted(system: Any, task: dict[str, Any], proxy: Any, run_adapter: Any, configure: Any) -> dict:
+        job: dict[str, Any] = {"engine_extra": {"time_budget": 900}}
+        configure(job)
+        off = job["engine_extra"]["disabled_rules"]
+        return {"task": task["id"], "ok": needs[task["id"]] not in off, "calls": 2 + len(off)}
+
+    tasks = [{"id": q, "category": "c", "toolboxes": []} for q in needs]
+    suites = tuple(
+        Suite(key=k, figure=k, title=k, load=lambda _s: list(tasks), run=scripted, about=str)
+        for k in ("fig5", "fig5s")
+    )
+    monkeypatch.setattr(ablation_runner, "SUITES", suites)
+    server = ScriptedServer().start()
+    try:
+
+        class FakeBench:
+            def __init__(self) -> None:
+                self.args = type("Args", (), {"tasks": None, "results_dir": str(tmp_path)})()
+                self.systems = [type("System", (), {"key": "ours"})()]
+                self.llama_url = server.base_url
+                self.results: dict[str, Any] = {}
+                self.tables: list[tuple[str, list[str], list[list[str]]]] = []
+
+            def table(self, title: str, header: list[str], rows: list[list[str]], notes: Any = None) -> None:
+                self.tables.append((title, header, rows))
+
+        bench = FakeBench()
+        names = ("head_arithmetic", "dropped_sign", "unsaid_year")
+        ablation_runner.fig12_ablation(bench, None, names=names, progress=lambda _line: None)
+    finally:
+        server.stop()
+    title, header, rows = bench.tables[0]
+    assert title.startswith("Figure 12 - ")
+    assert header[:4] == ["configuration", "fig5 solved", "fig5s solved", "both"]
+    by_label = {row[0]: row for row in rows}
+    assert by_label["all rules on"][1:5] == ["3/3", "3/3", "6/6", ""]
+    assert by_label["all rules off"][1:5] == ["1/3", "1/3", "2/6", "-4"]
+    assert by_label["without head_arithmetic"][3:5] == ["4/6", "-2"]
+    assert by_label["without unsaid_year"][3:5] == ["6/6", "+0"]
+    assert list(by_label) == ["all rules on", "all rules off", *(f"without {n}" for n in names)]
+    assert not (tmp_path / "fig12-partial.json").exists()
