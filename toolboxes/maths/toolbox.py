@@ -61,12 +61,13 @@ EVALUATE_DESCRIPTION = (
 )
 # The direction is what small models get wrong ("how many pounds is 10 kg" sent as lb -> kg): one
 # worked example of it, within the measured prompt budget (tests/engine/test_prompt_size.py).
-# "A measurement", not "an amount", and money named as out of scope: worded "convert an amount",
-# the bundled model took "15% of 2350" for money and converted dollars to euros, which pint has no
-# rates for (three failed calls before the answer in the demo question).
+# "A measurement", not "an amount" (money). After both results of the demo question ("What weekday
+# is it today, and what is 15% of 2350?") the bundled model called unit_convert from dollars to
+# euros (pint has no currencies) in 2 of 6 replays of that request worded "convert an amount", in
+# 3 of 6 with "; not money" added (naming money primes it), in 1 of 6 as here.
 UNIT_DESCRIPTION = (
     "Convert a measurement between units of length, mass, volume, temperature, speed, area, data, "
-    "time, energy or pressure; not money. 'lb in 10 kg': value 10, from_unit 'kg', to_unit 'lb'. "
+    "time, energy or pressure. 'lb in 10 kg': value 10, from_unit 'kg', to_unit 'lb'. "
     "Temperatures: 'degC', 'degF', 'kelvin'."
 )
 UNIT_EXAMPLE = '{"value": 10, "from_unit": "kg", "to_unit": "lb"}'
