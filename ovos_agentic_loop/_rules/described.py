@@ -174,7 +174,7 @@ def described_call(view: TurnView) -> Described | None:
     if runner is None or runner in called:
         return None
     for command in _written_commands(answer):
-        if is_program(command.split()[0], view.tools):
+        if is_program(command.split()[0], view.tools, view.which):
             return Described(runner, {"command": command}, command_line=True)
     return None
 

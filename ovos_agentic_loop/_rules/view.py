@@ -7,9 +7,11 @@ from the wording of an observation.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
@@ -17,6 +19,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 from ovos_agentic_loop._text.numbers import known_numbers
 from ovos_agentic_loop._text.values import leaves
 from ovos_agentic_loop._tools.observations import ToolOutcome
+from ovos_agentic_loop._tools.programs import ProgramLookup
 from ovos_agentic_loop._tools.toolset import ToolSet
 
 __all__ = ["TurnView", "latest_values"]
@@ -34,6 +37,9 @@ class TurnView:
     answer: str = ""
     lang: str | None = None  # the session's language: numbers in words are read in it
     calls: tuple[ToolCall, ...] = ()  # the reply's calls under judgement, before they run
+    #: The world, injected (the turn passes its setup's): no rule reads the clock or PATH itself.
+    today: dt.date = field(default_factory=dt.date.today)
+    which: ProgramLookup = shutil.which
 
     @cached_property
     def question(self) -> str:

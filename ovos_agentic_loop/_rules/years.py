@@ -16,7 +16,6 @@ ninety nine"), or in a tool's result.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass
 
@@ -45,7 +44,7 @@ class OldDate:
 
 
 def _detect(view: TurnView) -> OldDate | None:
-    today = dt.date.today()
+    today = view.today
     dated = [(call, match) for call in view.calls for match in _dates(call.arguments)]
     old = [(call, match) for call, match in dated if int(match.group(1)) <= today.year - 2]
     if not old:

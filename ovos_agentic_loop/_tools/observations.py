@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from ovos_agentic_loop._runtime.daemon_pool import DaemonPool
 from ovos_agentic_loop._text.protocol import compact_arguments
 from ovos_agentic_loop._text.values import leaves
-from ovos_agentic_loop._tools.programs import unknown_tool_hint
+from ovos_agentic_loop._tools.programs import ProgramLookup, unknown_tool_hint
 from ovos_agentic_loop._tools.toolset import ToolSet
 from ovos_agentic_loop.errors import ShuttingDown
 from ovos_agentic_loop.messages import RAW_ARGUMENTS_KEY
@@ -180,6 +180,7 @@ def run_calls(
     *,
     timeout: float,
     max_chars: int,
+    which: ProgramLookup,
     max_parallel: int = 8,
 ) -> list[ToolOutcome]:
     """Run persona tool calls concurrently; outcomes come back in call order.
@@ -211,7 +212,7 @@ def run_calls(
         except BaseException as exc:  # every failure becomes an observation; nothing escapes the loop
             if isinstance(exc, (KeyboardInterrupt, SystemExit, ShuttingDown)):
                 raise
-            text = observation_for_error(exc, call, toolset)
+            text = observation_for_error(exc, call, toolset, which)
             duration = time.monotonic() - started
             outcomes.append(
                 ToolOutcome(call, status_of(exc), _cut(text, max_chars), duration, error=text.split("\n")[0])
@@ -307,12 +308,13 @@ def status_of(exc: BaseException) -> Status:
     return Status.FAILED
 
 
-def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet) -> str:
-    """The observation the model sees for a failed call: what went wrong and how to fix the call."""
+def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet, which: ProgramLookup) -> str:
+    """The observation the model sees for a failed call: what went wrong and how to fix the call
+    (``which`` finds a program named as a tool)."""
     name = call.name
     if isinstance(exc, UnknownTool):
         available = ", ".join(toolset.names) or "none"
-        hint = unknown_tool_hint(name, call.arguments, toolset)  # `ls` or `mean` called as tools
+        hint = unknown_tool_hint(name, call.arguments, toolset, which)  # `ls` or `mean` called as tools
         return f"Error: there is no tool named {name!r}.{hint} Available tools: {available}."
     if isinstance(exc, ToolTimeout):
         # Say "stopped" only when the toolbox killed the work: a Python tool cannot be stopped, and

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
+from collections.abc import Callable
 from typing import Any
 
 from ovos_agentic_loop._text.values import leaves
 from ovos_agentic_loop._tools.toolset import ToolSet
 
-__all__ = ["NOT_PROGRAM_WORDS", "is_program", "unknown_tool_hint"]
+__all__ = ["NOT_PROGRAM_WORDS", "ProgramLookup", "is_program", "unknown_tool_hint"]
+
+#: Where a program is installed, or None (``shutil.which``; injected so that no rule reads PATH itself).
+ProgramLookup = Callable[[str], str | None]
 
 # Words that follow "use" in ordinary answers and must never count as a program name.
 NOT_PROGRAM_WORDS = frozenset(
@@ -30,27 +33,27 @@ def _description(tools: ToolSet, name: str | None) -> str:
     return tool.description if tool is not None else ""
 
 
-def is_program(name: str, tools: ToolSet) -> bool:
+def is_program(name: str, tools: ToolSet, which: ProgramLookup) -> bool:
     """True when ``name`` is a program the command tool may run: listed in its description, or
-    (with no such list) installed on this machine's PATH."""
+    (with no such list) found by ``which`` (this machine's PATH)."""
     if not re.fullmatch(r"[A-Za-z][\w.+-]*", name) or name.lower() in NOT_PROGRAM_WORDS:
         return False
     description = _description(tools, tools.requiring("command"))
     listed = re.search(r"allowed programs?:\s*([^.]+)", description, re.IGNORECASE)
     if listed:
         return name in {p.strip() for p in listed.group(1).split(",")}
-    return shutil.which(name) is not None
+    return which(name) is not None
 
 
-def unknown_tool_hint(name: str, arguments: Any, tools: ToolSet) -> str:
+def unknown_tool_hint(name: str, arguments: Any, tools: ToolSet, which: ProgramLookup) -> str:
     """For an unknown tool named like a program or a calculator function: how to make the call
     with the tool that has it; else ""."""
-    return _program_hint(name, arguments, tools) or _function_hint(name, arguments, tools)
+    return _program_hint(name, arguments, tools, which) or _function_hint(name, arguments, tools)
 
 
-def _program_hint(name: str, arguments: Any, tools: ToolSet) -> str:
+def _program_hint(name: str, arguments: Any, tools: ToolSet, which: ProgramLookup) -> str:
     runner = tools.requiring("command")
-    if runner is None or not is_program(name, tools):
+    if runner is None or not is_program(name, tools, which):
         return ""
     values = arguments.values() if isinstance(arguments, dict) else []
     words = [str(v) for v in values if isinstance(v, (str, int, float)) and str(v).strip()]

@@ -8,6 +8,8 @@ serves any number of sessions at once. The jobs of a turn (``model_call``, ``rea
 
 from __future__ import annotations
 
+import datetime as dt
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ from ovos_agentic_loop._text.language import answer_language_line
 from ovos_agentic_loop._text.protocol import NATIVE_GUIDANCE, text_tool_prompt
 from ovos_agentic_loop._text.stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop._tools.observations import ToolOutcome
+from ovos_agentic_loop._tools.programs import ProgramLookup
 from ovos_agentic_loop._tools.selection import Shortlist, shortlist
 from ovos_agentic_loop._tools.toolset import ToolSet
 from ovos_agentic_loop._turn.brain_call import BrainHandle
@@ -53,6 +56,9 @@ class TurnSetup:
     emit: Callable[[StepKind, str, dict[str, Any]], None]
     #: Which calls wait for the user's yes, and the key of their questions (None: none ever waits).
     confirm: Confirmation | None = None
+    #: The world the rules read, injected: today's date and where a program is installed.
+    today: Callable[[], dt.date] = dt.date.today
+    which: ProgramLookup = shutil.which
 
 
 @dataclass
@@ -140,7 +146,16 @@ class TurnState:
     def view(self, answer: str = "") -> TurnView:
         """The turn as the reactions see it (read-only), with ``answer`` under judgement."""
         setup = self.setup
-        return TurnView(setup.toolset, self.transcript, self.outcomes, setup.text_mode, answer, self.lang)
+        return TurnView(
+            setup.toolset,
+            self.transcript,
+            self.outcomes,
+            setup.text_mode,
+            answer,
+            self.lang,
+            today=setup.today(),
+            which=setup.which,
+        )
 
     def add_result(self, outcome: ToolOutcome) -> None:
         """The TOOL message of ``outcome``, with the outcome kept beside it."""

@@ -74,6 +74,7 @@ def _execute(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
         turn.setup.executor,
         timeout=max(0.01, min(cfg.tool_timeout, turn.deadline - time.monotonic())),
         max_chars=cfg.max_observation_chars,
+        which=turn.setup.which,
         max_parallel=cfg.max_parallel_tools,
     )
     rest = iter(ran)

@@ -188,7 +188,7 @@ def test_decisions_do_not_depend_on_the_wording_of_observations(monkeypatch: pyt
     """Reworded failures and reminders (no "Error" prefix, no "Not run again") change nothing."""
     import ovos_agentic_loop._tools.observations as observations
 
-    monkeypatch.setattr(observations, "observation_for_error", lambda exc, call, toolset: "Oops: 99 things")
+    monkeypatch.setattr(observations, "observation_for_error", lambda *_: "Oops: 99 things")
     monkeypatch.setattr(observations, "NOT_RUN_AGAIN", "Same as above.")
     brain = ScriptedBrain(
         [

@@ -3,6 +3,7 @@ lets be. The rules' effect on a whole turn is tested through the engine (tests/e
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -206,3 +207,25 @@ def test_the_config_names_the_registered_rules_in_order() -> None:
     from ovos_agentic_loop.config import RuleName
 
     assert get_args(RuleName) == RULE_NAMES
+
+
+@pytest.mark.parametrize("day", range(7))
+def test_the_year_rule_reads_the_injected_day_on_each_day_of_a_week(day: int) -> None:
+    import datetime as dt
+
+    today = dt.date(2026, 11, 30) + dt.timedelta(days=day)  # Monday to Sunday
+    view = replace(_view("How many days until Christmas?"), today=today)
+    old = _found("unsaid_year", view.with_calls([_call("days_between", end_date="2024-12-25")]))
+    assert old is not None and (old.year, old.today) == ("2024", today.isoformat())
+    assert _found("unsaid_year", view.with_calls([_call("days_between", end_date="2026-12-25")])) is None
+
+
+def test_a_program_is_looked_up_through_the_injected_lookup() -> None:
+    runner = _tool("run_command", "Run a command line.", command="the command line")
+    tools = ToolSet((runner,), {}, frozenset())
+    question = [AgentMessage(MessageRole.USER, "How many words are in story.txt?")]
+    answer = "I will run `wc -w story.txt` for you."
+    view = TurnView(tools, question, {}, text_mode=False, answer=answer, which=lambda name: None)
+    assert _found("described_call", view) is None  # no such program here
+    found = _found("described_call", replace(view, which=lambda name: f"/usr/bin/{name}"))
+    assert found.described.arguments == {"command": "wc -w story.txt"}
