@@ -157,6 +157,13 @@ class LoopConfig(StrictSection):
     confirm_expiry: float = Field(
         default=300.0, gt=0, le=86_400, description="Seconds a question waits for its yes. Default: 300."
     )
+    voice_bus: Literal["auto"] | bool = Field(
+        default="auto",
+        description="A messagebus client of the engine's own, where the host gave it no bus (ovos-persona "
+        "under ovos-core): 'auto', connected by the first turn that runs inside a messagebus handler; "
+        "true, connected at construction; false, never. Aimed where mycroft.conf's websocket section "
+        "says. Default: 'auto'.",
+    )
     context_plugins: list[str] = Field(
         default_factory=list,
         description="Entry-point names of opm.agents.memory plugins (e.g. 'ovos-agents-md-context-plugin') "

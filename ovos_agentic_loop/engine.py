@@ -25,6 +25,7 @@ from ovos_utils.log import LOG
 from ovos_agentic_loop._confirmation import Confirmation
 from ovos_agentic_loop._confirmation.bus import BusAnswers
 from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
+from ovos_agentic_loop._confirmation.sessions import last_words
 from ovos_agentic_loop._runtime import cancellation as cancellation
 from ovos_agentic_loop._runtime.cancellation import CancelScope
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
@@ -37,6 +38,7 @@ from ovos_agentic_loop._runtime.loading import (
 )
 from ovos_agentic_loop._runtime.log import ovos_logger
 from ovos_agentic_loop._runtime.loop_names import loop_name
+from ovos_agentic_loop._runtime.voice_bus import EngineBus, voice_listeners
 from ovos_agentic_loop._tools.toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn.brain_call import BrainHandle
 from ovos_agentic_loop._turn.state import TurnSetup
@@ -72,6 +74,8 @@ class AgentLoopEngine(ChatEngine):
         extra_toolboxes: ``ToolBox`` instances offered after the persona's (e.g. plain functions made a
             toolbox by :mod:`ovos_agentic_loop.function_tools`); a persona tool wins a name collision.
         bus: a messagebus client; toolboxes are bound to it and step events are emitted on it.
+            Without one, the engine may connect its own (``voice_bus``; see
+            :mod:`ovos_agentic_loop._runtime.voice_bus`): ovos-persona under ovos-core gives none.
         persona: the whole persona JSON, when the caller has it: a toolbox section missing from
             ``config`` is then looked for at its top level (ovos-persona passes only ``config``).
 
@@ -117,9 +121,16 @@ class AgentLoopEngine(ChatEngine):
             key=settings.confirm_key,
             expiry=settings.confirm_expiry,
             engine_name=self.engine_name,
+            section=config,
         )
-        if bus is not None:  # a GUI may answer a question on the bus instead of the user's voice
-            BusAnswers(self._confirmation, self._carry_out_for_bus).listen(bus)
+        # A GUI may answer a question on the bus instead of the user's voice; on a voice assistant's
+        # bus the engine also hears "stop" and reopens the microphone after its question.
+        self._voice = EngineBus(
+            bus,
+            settings.voice_bus,
+            engine_name=self.engine_name,
+            attach=BusAnswers(self._confirmation, self._carry_out_for_bus).listen,
+        )
         self._brain: BrainHandle | None = None
         self._brain_prepared = False
         if brain is not None:
@@ -249,7 +260,11 @@ class AgentLoopEngine(ChatEngine):
         next call to continue. Toolboxes the caller hands over are offered only with
         ``caller_toolboxes: true`` (see :mod:`ovos_agentic_loop._tools.toolset`).
         """
+        self._voice.for_turn()
         turn = self._new_turn(messages, session_id, lang, units, tools)
+        refused = self._refused(turn, messages, session_id, lang)
+        if refused is not None:
+            return refused
         self._await_warm_up(turn)
         run = self._run(turn, stream=False)
         while True:
@@ -267,7 +282,12 @@ class AgentLoopEngine(ChatEngine):
         tools: Any = None,
     ) -> Iterator[str]:
         """The final answer's text as the model writes it (tool steps run silently first)."""
+        self._voice.for_turn()
         turn = self._new_turn(messages, session_id, lang, units, tools)
+        refused = self._refused(turn, messages, session_id, lang)
+        if refused is not None:
+            yield refused.content or ""
+            return
         self._await_warm_up(turn)
         run = self._run(turn, stream=True)
         while True:
@@ -359,6 +379,15 @@ class AgentLoopEngine(ChatEngine):
         )
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
 
+    def _refused(
+        self, turn: Turn, messages: list[AgentMessage], session_id: str, lang: str | None
+    ) -> AgentMessage | None:
+        """A yes that must run nothing here (its question was stopped, or another persona asked it)
+        ends the turn with one line that says so; no model call (the model would answer a bare
+        "yes" with whatever it guesses)."""
+        line = self._confirmation.refusal(messages, session=session_id, lang=lang or turn.lang)
+        return None if line is None else turn.finish(line, "declined")
+
     def _carry_out_for_bus(self, session_id: str, call: Any) -> Any:
         """Run a pending call a GUI said yes to on the bus: the tool steps of a turn, no model call."""
         turn = self._new_turn([], session_id, None, None, None)
@@ -403,14 +432,20 @@ class AgentLoopEngine(ChatEngine):
             ovos_logger(__name__).info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
         elif _debug_enabled():  # checked first: formatting every step is per-step cost
             ovos_logger(__name__).debug(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
-        if self.bus is not None:
+        if kind == "final" and data.get("reason") != "confirm":  # an answer: no question is open now
+            last_words.spoke(session_id)
+        bus = self._voice.current()
+        if bus is not None:
             try:
                 from ovos_bus_client.message import Message
 
-                self.bus.emit(Message(BUS_STEP_TOPIC, {"engine": self.engine_name, **event.as_dict()}))
+                bus.emit(Message(BUS_STEP_TOPIC, {"engine": self.engine_name, **event.as_dict()}))
                 if kind == "confirm" and data.get("decision") == "asked":
                     payload = {"engine": self.engine_name, "session": session_id, **data}
-                    self.bus.emit(Message(BUS_CONFIRM_TOPIC, payload))
+                    bus.emit(Message(BUS_CONFIRM_TOPIC, payload))
+                    listeners = voice_listeners(bus)
+                    if listeners is not None and data.get("token"):
+                        listeners.expect_answer(session_id, str(data["token"]), self.settings.confirm_expiry)
             except Exception as exc:  # noqa: BLE001 - a broken bus must not break the turn; reported
                 LOG.warning(f"{self.engine_name}: could not emit step event on the bus: {exc}")
         for listener in list(self._listeners):

@@ -9,11 +9,16 @@ decided); each turn asks it two things:
 - :meth:`Confirmation.needs_yes` / :meth:`Confirmation.propose`, for each reply that calls tools:
   a call that needs a yes is not run; the turn ends with the question, its mark inside.
 
-Nothing of it is per turn: the turn keeps what it learnt (``Turn.opening``).
+Nothing of it is per turn: the turn keeps what it learnt (``Turn.opening``). What a mark cannot
+carry (a stop said after the question, a question another engine of the process asked) is kept per
+process in :mod:`~ovos_agentic_loop._confirmation.sessions`; :meth:`Confirmation.refusal` is the one
+line for a yes that must not run here for either reason.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import secrets
 import threading
@@ -23,11 +28,13 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
-from ovos_agentic_loop._confirmation.pending import PendingCall, Signer, UsedIds, without_marks
+from ovos_agentic_loop._confirmation.pending import PendingCall, Signer, UsedIds, mark_of, without_marks
 from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
-from ovos_agentic_loop._confirmation.question import question
+from ovos_agentic_loop._confirmation.question import cancelled, elsewhere, question
 from ovos_agentic_loop._confirmation.replies import Classifier, Verdict, load_classifier
+from ovos_agentic_loop._confirmation.sessions import OpenQuestion, last_words, stops
 from ovos_agentic_loop._tools.spec import ToolSpec
+from ovos_agentic_loop.errors import ConfigError
 
 __all__ = [
     "CONFIRM_KEY_ENV",
@@ -44,6 +51,8 @@ CONFIRM_KEY_ENV = "OVOS_AGENTIC_LOOP_CONFIRM_KEY"
 # One random key per process, shared by its engines, for when no key is configured: two engines of
 # one process accept each other's questions; replicas need a configured key.
 _PROCESS_KEY = secrets.token_bytes(32)
+# A mark is decided once per process, whichever of its engines decides it.
+_USED = UsedIds()
 
 
 @dataclass(frozen=True)
@@ -92,13 +101,28 @@ def cleaned(messages: list[AgentMessage]) -> list[AgentMessage]:
 class Confirmation:
     """One engine's confirmation: policy, key, yes/no engine and the ids it has decided."""
 
-    def __init__(self, policy: ConfirmPolicy, *, key: str | None, expiry: float, engine_name: str) -> None:
+    def __init__(
+        self,
+        policy: ConfirmPolicy,
+        *,
+        key: str | None,
+        expiry: float,
+        engine_name: str,
+        section: Any = None,
+    ) -> None:
         self.policy = policy
         self.expiry = expiry
         self.engine_name = engine_name
         configured = key or os.environ.get(CONFIRM_KEY_ENV)
-        self.signer = Signer(configured.encode() if configured else _PROCESS_KEY)
-        self.used = UsedIds()
+        secret = configured.encode() if configured else _PROCESS_KEY
+        self.signer = Signer(secret)
+        self.used = _USED
+        #: Which persona this engine is, among the process's: a configured key names a replica set
+        #: (engines with one key accept each other's questions, whatever else their sections say);
+        #: under the process's own key, the section tells two personas apart. Kept in this process
+        #: only (``sessions.last_words``).
+        described = b"" if configured else json.dumps(section, sort_keys=True, default=repr).encode()
+        self.asker = hashlib.sha256(secret + b"\n" + described).hexdigest()[:16]
         self._classifier: Classifier | None = None
         self._lock = threading.Lock()
         if policy.configured:  # a missing yes/no engine is an error at construction, not at the yes
@@ -130,6 +154,7 @@ class Confirmation:
         token = self.signer.token(pending)
         if mark is None or token is None:
             return None
+        last_words.asked(session, OpenQuestion(self.asker, pending.id, said, pending.issued, self.expiry))
         return Proposal(pending, said, f"{said[:-1]}{mark}{said[-1:]}", token)
 
     # -- turn 2: the user's reply -------------------------------------------------------
@@ -141,6 +166,8 @@ class Confirmation:
         pending = self.pending_in(messages, session=session)
         if pending is None:
             return None
+        if stops.cancelled(pending.session, pending.issued) or self.asked_elsewhere(pending):
+            return None  # stopped, or another persona's: never carried out here (refusal says so)
         reply = without_marks(messages[-1].content or "")
         verdict = self.classifier().verdict(without_marks(messages[-2].content or ""), reply, lang)
         return Reply(pending, verdict)
@@ -164,4 +191,52 @@ class Confirmation:
 
     def claim(self, pending: PendingCall) -> bool:
         """True the first time this process decides ``pending`` (a yes or a no); False after."""
-        return self.used.claim(pending.id, self.expiry + 60)
+        if not self.used.claim(pending.id, self.expiry + 60):
+            return False
+        last_words.decided(pending.session, pending.id)
+        return True
+
+    def asked_elsewhere(self, pending: PendingCall) -> bool:
+        """True when another engine of this process asked ``pending`` (it decides, not this one)."""
+        asker = last_words.asker_of(pending.id)
+        return asker is not None and asker != self.asker
+
+    # -- a yes this engine must not act on ----------------------------------------------
+    def refusal(self, messages: list[AgentMessage], *, session: str, lang: str | None) -> str | None:
+        """The one line (in ``lang``) for a yes or no that must not run anything here, else None:
+
+        - the question it answers was cancelled: "stop" was said in the session after it;
+        - another engine asked it: a mark this key did not sign, or, when this engine's conversation
+          holds no question of its own, the session's last word was another engine's open question
+          (ovos-persona keeps one memory per persona: the other persona never saw it).
+
+        A reply that is neither yes nor no is an ordinary message (None)."""
+        if not messages or messages[-1].role != MessageRole.USER:
+            return None
+        asked = messages[-2] if len(messages) >= 2 and messages[-2].role == MessageRole.ASSISTANT else None
+        if asked is not None and mark_of(asked.content or "") is not None:
+            pending = self.pending_in(messages, session=session)
+            if pending is not None:
+                if stops.cancelled(pending.session, pending.issued):
+                    line = cancelled(lang)
+                elif self.asked_elsewhere(pending):
+                    line = elsewhere(lang)  # the process's key, but another persona asked it
+                else:
+                    return None  # a live question of ours: the turn decides it
+            elif self.signer.open(asked.content or "") is None:
+                line = elsewhere(lang)  # a mark of another key: another persona's question
+            else:
+                return None  # ours but expired or out of place: an ordinary message
+            said = without_marks(asked.content or "")
+        else:
+            open_question = last_words.open_question(session)
+            if open_question is None or open_question.asker == self.asker:
+                return None
+            cancelled_since = stops.cancelled(session, open_question.issued)
+            line = cancelled(lang) if cancelled_since else elsewhere(lang)
+            said = open_question.question
+        try:
+            verdict = self.classifier().verdict(said, without_marks(messages[-1].content or ""), lang)
+        except ConfigError:  # no yes/no engine (this engine asks nothing itself): cannot tell; ordinary
+            return None
+        return None if verdict is Verdict.OTHER else line

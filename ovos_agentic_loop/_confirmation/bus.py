@@ -50,6 +50,9 @@ class BusAnswers:
 
     def on_answer(self, message: Any) -> None:
         data = dict(getattr(message, "data", None) or {})
+        pending = self._confirmation.signer.open_token(str(data.get("token") or ""))
+        if pending is not None and self._confirmation.asked_elsewhere(pending):
+            return  # another engine of this process asked it, on this bus too: it answers
         try:
             reply = self.decide(data)
         except Exception as exc:  # noqa: BLE001 - a bus handler must answer, never die silently

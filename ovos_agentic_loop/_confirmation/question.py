@@ -14,7 +14,7 @@ from typing import Any
 
 from ovos_agentic_loop._text.language import language_code
 
-__all__ = ["TOO_LARGE", "declined", "no_such_tool", "question"]
+__all__ = ["TOO_LARGE", "cancelled", "declined", "elsewhere", "no_such_tool", "question"]
 
 #: Longest argument value said in a question; a longer one is cut with "…".
 MAX_SAID_CHARS = 80
@@ -29,6 +29,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "and": " and ",
         "declined": "Okay, I won't do that.",
         "no_such_tool": "I can't do that any more: the tool {tool} is no longer available.",
+        "cancelled": "That was cancelled when you said stop, so I did nothing.",
+        "elsewhere": "Another assistant asked that question, so I did nothing here.",
     },
     "pt": {
         "write_file": "Devo escrever {content} em {path}?",
@@ -38,6 +40,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "and": " e ",
         "declined": "Está bem, não vou fazer isso.",
         "no_such_tool": "Já não posso fazer isso: a ferramenta {tool} deixou de estar disponível.",
+        "cancelled": "Isso foi cancelado quando disseste parar, por isso não fiz nada.",
+        "elsewhere": "Essa pergunta foi feita por outro assistente, por isso não fiz nada aqui.",
     },
     "es": {
         "write_file": "¿Escribo {content} en {path}?",
@@ -47,6 +51,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "and": " y ",
         "declined": "De acuerdo, no lo haré.",
         "no_such_tool": "Ya no puedo hacerlo: la herramienta {tool} ya no está disponible.",
+        "cancelled": "Eso se canceló cuando dijiste para, así que no hice nada.",
+        "elsewhere": "Esa pregunta la hizo otro asistente, así que aquí no hice nada.",
     },
     "de": {
         "write_file": "Soll ich {content} in {path} schreiben?",
@@ -56,6 +62,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "and": " und ",
         "declined": "In Ordnung, das mache ich nicht.",
         "no_such_tool": "Das kann ich nicht mehr: das Werkzeug {tool} ist nicht mehr verfügbar.",
+        "cancelled": "Das wurde abgebrochen, als du Stopp gesagt hast, also habe ich nichts getan.",
+        "elsewhere": "Diese Frage hat ein anderer Assistent gestellt, also habe ich hier nichts getan.",
     },
     "fr": {
         "write_file": "Dois-je écrire {content} dans {path} ?",
@@ -65,6 +73,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "and": " et ",
         "declined": "D'accord, je ne le ferai pas.",
         "no_such_tool": "Je ne peux plus le faire : l'outil {tool} n'est plus disponible.",
+        "cancelled": "Cela a été annulé quand vous avez dit stop, donc je n'ai rien fait.",
+        "elsewhere": "Cette question a été posée par un autre assistant, donc je n'ai rien fait ici.",
     },
     "it": {
         "write_file": "Devo scrivere {content} in {path}?",
@@ -74,6 +84,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "and": " e ",
         "declined": "Va bene, non lo farò.",
         "no_such_tool": "Non posso più farlo: lo strumento {tool} non è più disponibile.",
+        "cancelled": "È stato annullato quando hai detto stop, quindi non ho fatto nulla.",
+        "elsewhere": "Quella domanda l'ha fatta un altro assistente, quindi qui non ho fatto nulla.",
     },
 }
 
@@ -123,6 +135,16 @@ def declined(lang: str | None) -> str:
 def no_such_tool(tool: str, lang: str | None) -> str:
     """A yes to a call whose tool is gone (the persona changed between the turns): nothing ran."""
     return _texts(lang)["no_such_tool"].format(tool=_words(tool))
+
+
+def cancelled(lang: str | None) -> str:
+    """A yes to a question the user stopped (said "stop" after it): nothing ran."""
+    return _texts(lang)["cancelled"]
+
+
+def elsewhere(lang: str | None) -> str:
+    """A yes or no to a question another engine (another persona) asked: nothing ran here."""
+    return _texts(lang)["elsewhere"]
 
 
 #: What the model is told when a call needs a yes but its arguments are too large to carry (never
