@@ -205,7 +205,8 @@ def choose_server(build: ServerKind | None = None) -> ServerProgram:
     if program is None:
         raise ServerError(
             "no llama.cpp server is installed: pip install 'ovos-agentic-loop[local]' (the prebuilt one, "
-            "seconds), or `ovos-agentic-loop server build` (native, compiled for this CPU)"
+            "seconds; x86-64 Linux, macOS arm64, Windows), or `ovos-agentic-loop server build` (native, "
+            "compiled for this CPU; any platform with cmake and a C++ compiler)"
         )
     return program
 
