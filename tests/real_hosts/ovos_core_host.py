@@ -38,6 +38,8 @@ INSTALL = (
     "(scripts/bootstrap does both)"
 )
 PERSONA = "Tessa"
+#: A second persona (the same loop, another section): a yes to one persona's question may land on the other.
+OTHER_PERSONA = "Nova"
 #: What the skills service may take to load its pipelines and our engine on a slow, busy machine.
 READY_TIMEOUT = 120.0
 #: One spoken turn: host, loop and a scripted model; generous for 2 busy cores.
@@ -107,10 +109,10 @@ def mycroft_conf(port: int, closed_port: int) -> dict[str, Any]:
     }
 
 
-def persona(model_url: str, files: Path) -> dict[str, Any]:
+def persona(model_url: str, files: Path, name: str = PERSONA) -> dict[str, Any]:
     """The persona a user would write: our loop, its brain on the scripted model, two toolboxes."""
     return {
-        "name": PERSONA,
+        "name": name,
         "handlers": ["ovos-react-loop"],
         "ovos-react-loop": {
             "brain": "ovos-openai-brain",
@@ -118,7 +120,7 @@ def persona(model_url: str, files: Path) -> dict[str, Any]:
             "toolboxes": ["ovos-math-tools", "ovos-filesystem-tools"],
             "ovos-filesystem-tools": {"root_path": str(files), "allow_write": True},
             "confirm_side_effects": True,
-            "system_prompt": "You are Tessa, a voice assistant. Answer in one or two short sentences.",
+            "system_prompt": f"You are {name}, a voice assistant. Answer in one or two short sentences.",
         },
     }
 
@@ -291,11 +293,13 @@ def _ready(assistant: VoiceAssistant) -> bool | None:
     if reply is None:
         return None
     names = [p.get("persona_id") for p in reply.data.get("personas", [])]
-    if PERSONA in names:
+    if PERSONA in names and OTHER_PERSONA in names:
         return True
     log = assistant.core.log_path.read_text(errors="replace").splitlines()
     why = [line for line in log if "Failed to load" in line] or log[-20:]
-    raise AssertionError(f"ovos-persona did not load {PERSONA} (it has {names}):\n" + "\n".join(why))
+    raise AssertionError(
+        f"ovos-persona did not load {PERSONA} and {OTHER_PERSONA} (it has {names}):\n" + "\n".join(why)
+    )
 
 
 @contextlib.contextmanager
@@ -309,7 +313,10 @@ def running_assistant(base: Path, model_url: str) -> Iterator[VoiceAssistant]:
     home.write_mycroft_conf(mycroft_conf(port, free_port()))
     persona_dir = home.home / ".config" / "ovos_persona"
     persona_dir.mkdir(parents=True)
-    (persona_dir / f"{PERSONA.lower()}.json").write_text(json.dumps(persona(model_url, files), indent=2))
+    for name in (PERSONA, OTHER_PERSONA):
+        (persona_dir / f"{name.lower()}.json").write_text(
+            json.dumps(persona(model_url, files, name), indent=2)
+        )
     env = dict(
         home.env, XDG_DATA_HOME=str(home.home / ".local" / "share"), XDG_CACHE_HOME=str(home.home / ".cache")
     )
