@@ -310,13 +310,13 @@ class AgentLoopEngine(ChatEngine):
         units: str | None = None,
         tools: Any = None,
     ) -> Iterator[str]:
-        """Complete sentences of the final answer, each as soon as it is written (for TTS)."""
-        from ovos_agentic_loop._text.sentences import SentenceSplitter
+        """Complete sentences of the final answer, each as soon as it is written (for TTS): as a
+        voice can read them, without markdown, LaTeX, code or JSON (``_text.speech``)."""
+        from ovos_agentic_loop._text.speech import spoken
 
-        splitter = SentenceSplitter()
-        for delta in self.stream_tokens(messages, session_id=session_id, lang=lang, units=units, tools=tools):
-            yield from splitter.feed(delta)
-        yield from splitter.flush()
+        yield from spoken(
+            self.stream_tokens(messages, session_id=session_id, lang=lang, units=units, tools=tools)
+        )
 
     # -- internals ------------------------------------------------------------------
     def _run(self, turn: Turn, *, stream: bool) -> Generator[str, None, AgentMessage]:

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from ovos_agentic_loop._runtime.daemon_pool import DaemonPool
 from ovos_agentic_loop._text.protocol import compact_arguments
-from ovos_agentic_loop._text.values import leaves
+from ovos_agentic_loop._text.values import leaves, positional_json
 from ovos_agentic_loop._tools.programs import ProgramLookup, unknown_tool_hint
 from ovos_agentic_loop._tools.toolset import ToolSet
 from ovos_agentic_loop.errors import ShuttingDown
@@ -290,10 +290,10 @@ def _json_ready(output: Any) -> Any:
 
 
 def render_output(output: Any) -> str:
-    """A tool's output as compact JSON text."""
+    """A tool's output as compact JSON text, its numbers written out (never ``9e-06``)."""
     output = _json_ready(output)
     try:
-        return json.dumps(output, ensure_ascii=False, default=str)
+        return positional_json(json.dumps(output, ensure_ascii=False, default=str))
     except (TypeError, ValueError):
         return json.dumps(str(output), ensure_ascii=False)
 

@@ -54,7 +54,10 @@ def test_hostile_replies_stream_in_bounded_time(demo_tools: DemoToolBox) -> None
         engine = engine_with(brain, [demo_tools], max_corrections=0)
         seconds, sentences = timed(lambda engine=engine: list(engine.stream_sentences(user("?"))))
         assert seconds < 10, f"{reply[:12]!r}...: {seconds:.1f} s"
-        assert sentences, reply[:12]
+        # An answer of braces alone holds nothing a voice can say (``_text.speech``): silence, not
+        # "left brace" two million times; every other answer is spoken.
+        assert sentences or reply.startswith("{"), reply[:12]
+        assert not any("{" in s for s in sentences), reply[:12]
 
 
 def test_a_long_reply_without_a_full_stop_streams_in_linear_time(demo_tools: DemoToolBox) -> None:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ovos_agentic_loop._text.protocol import parse_reply, positional_parameters
-from ovos_agentic_loop._text.sentences import split_sentences
+from ovos_agentic_loop._text.speech import spoken_sentences
 from ovos_agentic_loop._text.stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop.testing import ScriptedBrain, in_chunks, tool_calls
 
@@ -178,7 +178,8 @@ def test_the_stream_is_the_answer_after_the_talk(entry_point: str, mode: str, da
         brain.assert_complete()
     assert outcomes["continue_chat"] == answer
     assert outcomes["stream_tokens"] == expected
-    assert outcomes["stream_sentences"] == split_sentences(expected)
+    # the voice's sentences: the same text, made speakable (``_text.speech``)
+    assert outcomes["stream_sentences"] == spoken_sentences(expected)
     for leak in LEAKS + MARKERS:
         assert leak not in outcomes["stream_tokens"]
 

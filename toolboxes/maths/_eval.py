@@ -474,7 +474,9 @@ def format_number(value: Number) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return format(value, ".15g")
+        text = format(value, ".15g")
+        # "9e-06" is copied by the model into its answer ("9.0e-06 pm"), which a voice reads as letters
+        return format(Decimal(text), "f") if "e" in text else text
     return terminating_decimal(value) or f"{value.numerator}/{value.denominator}"
 
 
