@@ -387,6 +387,11 @@ def test_a_yes_that_reaches_another_persona_runs_nothing_there_and_says_why(
     spoken = only_speak(done).data["utterance"]
     assert spoken == "Another assistant asked that question, so I did nothing here.", spoken
     assert not (assistant.files / "nova.txt").exists() and len(model.requests) == before
+    # Nova still holds her question: summoned, she hears the next yes and writes, once
+    assistant.say(f"talk to {OTHER_PERSONA.lower()}", session)
+    model.script(answer("I wrote 2 bytes to nova.txt."))
+    assert only_speak(assistant.say("yes", session)).data["utterance"] == "I wrote 2 bytes to nova.txt."
+    assert (assistant.files / "nova.txt").read_text() == "hi"
 
 
 @pytest.mark.xfail(
