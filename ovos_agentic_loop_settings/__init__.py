@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 __all__ = [
     "TOOL_ANNOTATIONS_KEY",
+    "TOOL_ROLE_KEY",
     "SectionTypeError",
     "StrictSection",
     "config_errors",
@@ -36,6 +37,13 @@ __all__ = [
 #: It travels wherever OPM's tool definitions go (``tool_json_list``, ``tools_to_openai_spec``,
 #: the bus); the loop reads it and takes it out of the schema before the model sees the tool.
 TOOL_ANNOTATIONS_KEY = "x-tool-annotations"
+
+#: Among those annotations: the role a tool plays for the loop's rules, declared by its toolbox
+#: (never guessed from argument names or description prose): ``{"kind": "calculator" | "reader" |
+#: "runner", "argument": the argument that holds the expression / path / command line, and for a
+#: runner "programs" (the programs it allows; absent: any installed one), for a calculator
+#: "functions" (the functions an expression may call)}``. A tool without one gets no role-based rule.
+TOOL_ROLE_KEY = "role"
 
 
 class StrictSection(BaseModel):

@@ -243,6 +243,16 @@ class ShellToolBox(BundledToolBox):
         """
         return kill_active_runs(thread_id)
 
+    def role(self, name: str) -> dict[str, Any] | None:
+        """run_command is the command runner: its command line, and the programs it allows (none
+        listed: any program installed)."""
+        if name != "run_command":
+            return None
+        role: dict[str, Any] = {"kind": "runner", "argument": "command"}
+        if self.allowed:
+            role["programs"] = sorted({a.name for a in self.allowed})
+        return role
+
     def has_side_effects(self, name: str) -> bool:
         """Writes (a file, or whatever a program does): asked first where a loop confirms side effects."""
         return name == "run_command"

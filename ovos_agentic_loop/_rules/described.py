@@ -171,11 +171,12 @@ def described_call(view: TurnView) -> Described | None:
     by_parameter = _names_parameter(answer, tools)
     if by_parameter is not None:
         return described(by_parameter)
-    if runner is None or runner in called:
+    role = view.role("runner")
+    if runner is None or role is None or runner in called:
         return None
     for command in _written_commands(answer):
         if is_program(command.split()[0], view.tools, view.which):
-            return Described(runner, {"command": command}, command_line=True)
+            return Described(runner, {role.argument: command}, command_line=True)
     return None
 
 

@@ -40,14 +40,16 @@ class FileInExpression:
 
 def _detect(view: TurnView) -> FileInExpression | None:
     calculator, reader = view.calculator, view.reader
-    if calculator is None or reader is None:
+    calculating, reading = view.role("calculator"), view.role("reader")
+    if calculator is None or reader is None or calculating is None or reading is None:
         return None
     for call in view.calls:
-        expression = call.arguments.get("expression") if isinstance(call.arguments, dict) else None
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        expression = arguments.get(calculating.argument)
         if call.name != calculator or not isinstance(expression, str):
             continue
         for name in _FILE_NAME.findall(expression):
-            read = _read_file(view, reader, name)
+            read = _read_file(view, reader, reading.argument, name)
             if read is None:
                 continue
             path, content = read
@@ -78,7 +80,7 @@ FILE_OPERAND: Rule[FileInExpression] = Rule(
 )
 
 
-def _read_file(view: TurnView, reader: str, name: str) -> tuple[str, str] | None:
+def _read_file(view: TurnView, reader: str, argument: str, name: str) -> tuple[str, str] | None:
     """The path and content of the file this turn read that ``name`` names: its path, its last
     part (``scores.csv``), or its stem with a column after it (``expenses.amount``: written
     like a table library's column, for expenses.csv)."""
@@ -88,7 +90,7 @@ def _read_file(view: TurnView, reader: str, name: str) -> tuple[str, str] | None
         if not outcome.ok or outcome.call.name != reader or not isinstance(output, dict):
             continue
         arguments = outcome.call.arguments if isinstance(outcome.call.arguments, dict) else {}
-        path = str(output.get("path") or arguments.get("path") or "")
+        path = str(output.get("path") or arguments.get(argument) or "")
         last = path.rsplit("/", 1)[-1]
         content = output.get("content")
         if isinstance(content, str) and (wanted == last or wanted.split(".")[0] == last.split(".")[0]):

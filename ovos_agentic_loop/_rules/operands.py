@@ -72,22 +72,22 @@ class Unsaid:
 
 def _detect(view: TurnView) -> Unsaid | None:
     """A calculator call of the reply that holds a number nobody said and no tool returned."""
-    calculator = view.calculator
-    if calculator is None:
+    calculator, role = view.calculator, view.role("calculator")
+    if calculator is None or role is None:
         return None
     mine = [
         c
         for c in view.calls
         if c.name == calculator
         and isinstance(c.arguments, dict)
-        and isinstance(c.arguments.get("expression"), str)
+        and isinstance(c.arguments.get(role.argument), str)
     ]
     if not mine:
         return None
     known = said_numbers(view)
     known |= _derived(known)
     for call in mine:
-        unsaid = [n for n in numbers(call.arguments["expression"]) if not _ordinary(n)]
+        unsaid = [n for n in numbers(call.arguments[role.argument]) if not _ordinary(n)]
         unsaid = [n for n in unsaid if not grounded(n, known)]
         if unsaid:
             asked = in_digits(view.question, view.lang)

@@ -29,23 +29,24 @@ def named_files(question: str) -> list[str]:
     return _FILE_NAME.findall(written)
 
 
-def unread_file(view: TurnView) -> tuple[str, str] | None:
-    """(reader tool, file) when the question names a file that no call of this turn touched."""
-    reader = view.reader
-    if reader is None:
+def unread_file(view: TurnView) -> tuple[str, str, str] | None:
+    """(reader tool, its path argument, file) when the question names a file that no call of this
+    turn touched."""
+    reader, role = view.reader, view.role("reader")
+    if reader is None or role is None:
         return None
     for name in named_files(view.question):
         if name.rsplit("/", 1)[-1] not in view.call_arguments:
-            return reader, name
+            return reader, role.argument, name
     return None
 
 
-def _respond(found: tuple[str, str]) -> Response:
-    reader, name = found
-    return MakeCall(f"{name} was not read", reader, {"path": name})
+def _respond(found: tuple[str, str, str]) -> Response:
+    reader, argument, name = found
+    return MakeCall(f"{name} was not read", reader, {argument: name})
 
 
-UNREAD_FILE: Rule[tuple[str, str]] = Rule(
+UNREAD_FILE: Rule[tuple[str, str, str]] = Rule(
     "unread_file",
     Stage.ON_ANSWER,
     lambda view: unread_file(view),

@@ -1,8 +1,8 @@
-"""The one read-only view of a turn that every rule decides over: the evidence a rule's ``detect`` reads.
+"""The one read-only view of a turn that every rule decides over: the evidence ``detect`` reads.
 
-It finds the tools the reactions care about (the calculator, the file reader, the
-command runner) once, and reads tool results from the turn's typed outcomes, never
-from the wording of an observation.
+It finds the tools the rules care about (the calculator, the file reader, the command runner)
+by the roles their toolboxes declared, never by argument names or description prose, and reads
+tool results from the turn's typed outcomes, never from the wording of an observation.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ovos_agentic_loop._text.numbers import known_numbers
 from ovos_agentic_loop._text.values import leaves
 from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop._tools.programs import ProgramLookup
+from ovos_agentic_loop._tools.spec import RoleKind, ToolRole, ToolSpec
 from ovos_agentic_loop._tools.toolset import ToolSet
 
 __all__ = ["TurnView", "latest_values"]
@@ -61,23 +62,25 @@ class TurnView:
             for c in m.tool_calls
         )
 
+    def role(self, kind: RoleKind) -> ToolRole | None:
+        """The role of the first tool its toolbox declared ``kind`` (the argument it reads)."""
+        found = self.tools.with_role(kind)
+        return found[1] if found is not None else None
+
     @cached_property
     def calculator(self) -> str | None:
-        """The tool that calculates an expression (a required ``expression`` argument)."""
-        return self.tools.requiring("expression")
+        """The tool its toolbox declared the calculator."""
+        return _name(self.tools.with_role("calculator"))
 
     @cached_property
     def runner(self) -> str | None:
-        """The tool that runs a program from a command line (a required ``command`` argument)."""
-        return self.tools.requiring("command")
+        """The tool its toolbox declared the command runner."""
+        return _name(self.tools.with_role("runner"))
 
     @cached_property
     def reader(self) -> str | None:
-        """The tool that reads a file: a "read" tool whose only required argument is ``path``."""
-        return next(
-            (t.name for t in self.tools.tools if t.required == ["path"] and "read" in t.name),
-            None,
-        )
+        """The tool its toolbox declared the file reader."""
+        return _name(self.tools.with_role("reader"))
 
     @cached_property
     def known_numbers(self) -> frozenset[float]:
@@ -106,6 +109,10 @@ class TurnView:
             outcome = self.outcomes.get(at)
             texts[:0] = outcome.values() if outcome is not None else _caller_values(message.content or "")
         return texts
+
+
+def _name(found: tuple[ToolSpec, ToolRole] | None) -> str | None:
+    return found[0].name if found is not None else None
 
 
 def latest_values(view: TurnView) -> list[str]:

@@ -24,24 +24,19 @@ ProgramLookup = Callable[[str], str | None]
 NOT_PROGRAM_WORDS = frozenset(
     {"a", "an", "the", "it", "this", "that", "these", "those", "your", "my", "our", "some", "any"}
 )
-# The calculator's own list of what it knows ("Functions: sqrt, root(x, n), ..., mean, median").
-_FUNCTIONS = re.compile(r"\bfunctions?:(.*)", re.IGNORECASE | re.DOTALL)
-
-
-def _description(tools: ToolSet, name: str | None) -> str:
-    tool = tools.get(name)
-    return tool.description if tool is not None else ""
 
 
 def is_program(name: str, tools: ToolSet, which: ProgramLookup) -> bool:
-    """True when ``name`` is a program the command tool may run: listed in its description, or
-    (with no such list) found by ``which`` (this machine's PATH)."""
+    """True when ``name`` is a program the command runner may run: one of the programs its
+    toolbox allows, or (with no such list) one ``which`` finds (this machine's PATH)."""
     if not re.fullmatch(r"[A-Za-z][\w.+-]*", name) or name.lower() in NOT_PROGRAM_WORDS:
         return False
-    description = _description(tools, tools.requiring("command"))
-    listed = re.search(r"allowed programs?:\s*([^.]+)", description, re.IGNORECASE)
-    if listed:
-        return name in {p.strip() for p in listed.group(1).split(",")}
+    runner = tools.with_role("runner")
+    if runner is None:
+        return False
+    allowed = runner[1].programs
+    if allowed is not None:
+        return name in allowed
     return which(name) is not None
 
 
@@ -52,25 +47,22 @@ def unknown_tool_hint(name: str, arguments: Any, tools: ToolSet, which: ProgramL
 
 
 def _program_hint(name: str, arguments: Any, tools: ToolSet, which: ProgramLookup) -> str:
-    runner = tools.requiring("command")
+    runner = tools.with_role("runner")
     if runner is None or not is_program(name, tools, which):
         return ""
+    (spec, role) = runner
     values = arguments.values() if isinstance(arguments, dict) else []
     words = [str(v) for v in values if isinstance(v, (str, int, float)) and str(v).strip()]
-    example = json.dumps({"command": " ".join([name, *words])}, ensure_ascii=False)
-    return f" {name!r} is a program, not a tool: run it with {runner}, arguments {example}."
+    example = json.dumps({role.argument: " ".join([name, *words])}, ensure_ascii=False)
+    return f" {name!r} is a program, not a tool: run it with {spec.name}, arguments {example}."
 
 
 def _function_hint(name: str, arguments: Any, tools: ToolSet) -> str:
-    """``mean`` called as a tool while the calculator lists ``mean`` among its functions."""
-    calculator = tools.requiring("expression")
-    if calculator is None or not re.fullmatch(r"[A-Za-z]\w{1,30}", name):
+    """``mean`` called as a tool while the calculator's toolbox lists ``mean`` among its functions."""
+    calculator = tools.with_role("calculator")
+    if calculator is None or name not in calculator[1].functions:
         return ""
-    listed = _FUNCTIONS.search(_description(tools, calculator))
-    # an item of the list ("..., max of numbers"), or written as a call ("root(x, n)"); not any word
-    item = rf"(?:^|[,:;])\s*{re.escape(name)}\b|(?<![\w.]){re.escape(name)}\("
-    if listed is None or not re.search(item, listed.group(1)):
-        return ""
+    (spec, role) = calculator
     inside = ", ".join(leaves(arguments)) or "..."
-    example = json.dumps({"expression": f"{name}({inside})"}, ensure_ascii=False)
-    return f" {name!r} is a function of {calculator}, not a tool: call {calculator} with {example}."
+    example = json.dumps({role.argument: f"{name}({inside})"}, ensure_ascii=False)
+    return f" {name!r} is a function of {spec.name}, not a tool: call {spec.name} with {example}."

@@ -3,9 +3,44 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
-__all__ = ["ToolSpec"]
+from ovos_agentic_loop_settings import TOOL_ROLE_KEY
+
+__all__ = ["RoleKind", "ToolRole", "ToolSpec"]
+
+#: The roles a toolbox may declare for a tool (``ovos_agentic_loop_settings.TOOL_ROLE_KEY``).
+RoleKind = Literal["calculator", "reader", "runner"]
+
+
+@dataclass(frozen=True)
+class ToolRole:
+    """The role a tool's toolbox declared for it: what the rules may take it for.
+
+    ``argument``: the one that holds the expression, the file's path or the command line;
+    ``programs``: a runner's allowed programs (None: any installed one); ``functions``: what a
+    calculator's expression may call."""
+
+    kind: RoleKind
+    argument: str
+    programs: tuple[str, ...] | None = None
+    functions: tuple[str, ...] = ()
+
+    @classmethod
+    def declared(cls, annotations: dict[str, Any]) -> ToolRole | None:
+        """The role in a tool's annotations; None without one, or with one that is not well formed."""
+        role = annotations.get(TOOL_ROLE_KEY)
+        if not isinstance(role, dict) or role.get("kind") not in get_args(RoleKind):
+            return None
+        argument, programs, functions = role.get("argument"), role.get("programs"), role.get("functions", [])
+        if not isinstance(argument, str) or not isinstance(functions, list):
+            return None
+        return cls(
+            kind=role["kind"],
+            argument=argument,
+            programs=tuple(str(p) for p in programs) if isinstance(programs, list) else None,
+            functions=tuple(str(f) for f in functions),
+        )
 
 
 @dataclass(frozen=True)
@@ -24,6 +59,11 @@ class ToolSpec:
     #: What the toolbox says the tool does (``readOnlyHint``, ``destructiveHint``, ``confirm``): read
     #: by the confirmation policy, never sent to the model.
     annotations: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def role(self) -> ToolRole | None:
+        """The role its toolbox declared for it (a caller's tool, or a third party's, has none)."""
+        return ToolRole.declared(self.annotations)
 
     @property
     def properties(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_utils.log import LOG
 
 from ovos_agentic_loop._text.protocol import positional_parameters
-from ovos_agentic_loop._tools.spec import ToolSpec
+from ovos_agentic_loop._tools.spec import RoleKind, ToolRole, ToolSpec
 from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY
 
 __all__ = [
@@ -71,11 +71,12 @@ class ToolSet:
     def get(self, name: str | None) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)
 
-    def requiring(self, argument: str) -> str | None:
-        """The name of the first tool with a required, described argument called ``argument``."""
+    def with_role(self, kind: RoleKind) -> tuple[ToolSpec, ToolRole] | None:
+        """The first tool whose toolbox declared it ``kind``, with its role."""
         for tool in self.tools:
-            if isinstance(tool.properties.get(argument), dict) and argument in tool.required:
-                return tool.name
+            role = tool.role
+            if role is not None and role.kind == kind:
+                return tool, role
         return None
 
     def with_caller_tools(

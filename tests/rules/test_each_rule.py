@@ -16,15 +16,19 @@ from ovos_agentic_loop._tools.spec import ToolSpec
 from ovos_agentic_loop._tools.toolset import ToolSet
 
 
-def _tool(name: str, description: str = "", **arguments: str) -> ToolSpec:
+def _tool(name: str, description: str = "", role: dict[str, Any] | None = None, **arguments: str) -> ToolSpec:
     properties = {arg: {"type": "string", "description": text} for arg, text in arguments.items()}
-    return ToolSpec(
-        name, description, {"type": "object", "properties": properties, "required": list(arguments)}
-    )
+    schema = {"type": "object", "properties": properties, "required": list(arguments)}
+    return ToolSpec(name, description, schema, annotations={"role": role} if role else {})
 
 
-CALCULATOR = _tool("evaluate_expression", "Calculate an expression.", expression="the expression")
-READER = _tool("read_file", "Read a file.", path="the file")
+CALCULATOR = _tool(
+    "evaluate_expression",
+    "Calculate an expression.",
+    {"kind": "calculator", "argument": "expression", "functions": ["mean", "sqrt"]},
+    expression="the expression",
+)
+READER = _tool("read_file", "Read a file.", {"kind": "reader", "argument": "path"}, path="the file")
 DATES = _tool("days_between", "Days between two dates, e.g. '2026-12-25'.", end_date="the end date")
 TOOLS = ToolSet((CALCULATOR, READER, DATES), {}, frozenset())
 
@@ -75,6 +79,7 @@ def test_described_call_alone() -> None:
 def test_unread_file_alone() -> None:
     assert _found("unread_file", _view("What is in notes.txt?", answer="It holds a list.")) == (
         "read_file",
+        "path",
         "notes.txt",
     )
     read = AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[_call("read_file", path="notes.txt")])
@@ -221,7 +226,12 @@ def test_the_year_rule_reads_the_injected_day_on_each_day_of_a_week(day: int) ->
 
 
 def test_a_program_is_looked_up_through_the_injected_lookup() -> None:
-    runner = _tool("run_command", "Run a command line.", command="the command line")
+    runner = _tool(
+        "run_command",
+        "Run a command line.",
+        {"kind": "runner", "argument": "command"},
+        command="the command line",
+    )
     tools = ToolSet((runner,), {}, frozenset())
     question = [AgentMessage(MessageRole.USER, "How many words are in story.txt?")]
     answer = "I will run `wc -w story.txt` for you."
@@ -229,3 +239,36 @@ def test_a_program_is_looked_up_through_the_injected_lookup() -> None:
     assert _found("described_call", view) is None  # no such program here
     found = _found("described_call", replace(view, which=lambda name: f"/usr/bin/{name}"))
     assert found.described.arguments == {"command": "wc -w story.txt"}
+
+
+def test_a_tool_without_a_declared_role_gets_no_role_based_rule() -> None:
+    """A third party's calculator named and shaped like ours, whose toolbox declares no role."""
+    bare = ToolSpec("evaluate_expression", "Calculate.", CALCULATOR.parameters)
+    view = TurnView(
+        ToolSet((bare,), {}, frozenset()), [AgentMessage(MessageRole.USER, "What is 15% of 2350?")], {}, False
+    )
+    assert view.calculator is None
+    assert _found("head_arithmetic", view.with_answer("It is 352.5.")) is None
+    assert (
+        _found("unsaid_operands", view.with_calls([_call("evaluate_expression", expression="0.15 * 2250")]))
+        is None
+    )
+
+
+def test_the_bundled_toolboxes_declare_their_roles() -> None:
+    from ovos_plugin_manager.persona import find_toolbox_plugins
+
+    from ovos_agentic_loop._tools.toolset import PersonaTools
+
+    plugins = find_toolbox_plugins()
+    boxes = [plugins[name](config={}) for name in ("ovos-math-tools", "ovos-filesystem-tools")]
+    shell = plugins["ovos-shell-tools"](config={"allow_shell": True, "allowed_commands": ["wc", "ls -l"]})
+    tools = PersonaTools([*boxes, shell], engine_name="t").current()
+    roles = {kind: tools.with_role(kind) for kind in ("calculator", "reader", "runner")}
+    assert {kind: (found[0].name, found[1].argument) for kind, found in roles.items() if found} == {
+        "calculator": ("evaluate_expression", "expression"),
+        "reader": ("read_file", "path"),
+        "runner": ("run_command", "command"),
+    }
+    assert "mean" in roles["calculator"][1].functions and roles["runner"][1].programs == ("ls", "wc")
+    assert all("role" not in str(spec.wire()) for spec in tools.tools)  # never shown to the model

@@ -27,7 +27,7 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import ValidationError
 
-from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY
+from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY, TOOL_ROLE_KEY
 from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
 from ovos_agentic_loop_toolboxes._core.language import reading_in
 
@@ -57,13 +57,23 @@ class BundledToolBox(ToolBox):
         """True for a tool that changes something (a file, a process): overridden where one does."""
         return False
 
+    def role(self, name: str) -> dict[str, Any] | None:
+        """The role tool ``name`` plays for a loop's rules (``TOOL_ROLE_KEY``), or None: overridden
+        by the calculator, the file reader and the command runner."""
+        return None
+
     def annotations(self, name: str) -> dict[str, Any]:
-        """What tool ``name`` does, for a loop's confirmation policy (see the module docstring)."""
+        """What tool ``name`` does, for a loop's confirmation policy (see the module docstring), and
+        the role it plays where it has one."""
         changes = self.has_side_effects(name)
         settings = getattr(self, "settings", None)
         confirm = getattr(settings, "confirm", False)
         asks = confirm is True or (isinstance(confirm, list) and any(fnmatchcase(name, p) for p in confirm))
-        return {"readOnlyHint": not changes, "destructiveHint": changes, "confirm": asks}
+        notes: dict[str, Any] = {"readOnlyHint": not changes, "destructiveHint": changes, "confirm": asks}
+        role = self.role(name)
+        if role is not None:
+            notes[TOOL_ROLE_KEY] = role
+        return notes
 
     @property
     def tool_json_list(self) -> list[dict[str, Any]]:

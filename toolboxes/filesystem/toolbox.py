@@ -163,6 +163,10 @@ class FileSystemToolBox(BundledToolBox):
         """The confinement of every model path (the default folder is made on first use)."""
         return self.root.sandbox
 
+    def role(self, name: str) -> dict[str, Any] | None:
+        """read_file is the file reader: the argument that names the file."""
+        return {"kind": "reader", "argument": "path"} if name == "read_file" else None
+
     def has_side_effects(self, name: str) -> bool:
         """Writes (a file, or whatever a program does): asked first where a loop confirms side effects."""
         return name == "write_file"

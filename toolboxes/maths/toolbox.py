@@ -230,6 +230,12 @@ class MathToolBox(BundledToolBox):
         self.langs = reading_order(self.lang)
         super().__init__(TOOLBOX_ID, config, bus)
 
+    def role(self, name: str) -> dict[str, Any] | None:
+        """evaluate_expression is the calculator: its expression, and the functions it may call."""
+        if name != "evaluate_expression":
+            return None
+        return {"kind": "calculator", "argument": "expression", "functions": sorted(FUNCTIONS)}
+
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the languages numbers in words are read in."""
         return [f"numbers in words read in: {', '.join(self.langs)}"]
