@@ -26,6 +26,7 @@ from ovos_agentic_loop._confirmation import Confirmation
 from ovos_agentic_loop._confirmation.bus import BusAnswers
 from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
 from ovos_agentic_loop._confirmation.sessions import last_words
+from ovos_agentic_loop._confirmation.voice_bus import EngineBus, voice_listeners
 from ovos_agentic_loop._runtime import cancellation as cancellation
 from ovos_agentic_loop._runtime.cancellation import CancelScope
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
@@ -38,7 +39,6 @@ from ovos_agentic_loop._runtime.loading import (
 )
 from ovos_agentic_loop._runtime.log import ovos_logger
 from ovos_agentic_loop._runtime.loop_names import loop_name
-from ovos_agentic_loop._runtime.voice_bus import EngineBus, voice_listeners
 from ovos_agentic_loop._tools.toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn.brain_call import BrainHandle
 from ovos_agentic_loop._turn.state import TurnSetup
@@ -75,7 +75,7 @@ class AgentLoopEngine(ChatEngine):
             toolbox by :mod:`ovos_agentic_loop.function_tools`); a persona tool wins a name collision.
         bus: a messagebus client; toolboxes are bound to it and step events are emitted on it.
             Without one, the engine may connect its own (``voice_bus``; see
-            :mod:`ovos_agentic_loop._runtime.voice_bus`): ovos-persona under ovos-core gives none.
+            :mod:`ovos_agentic_loop._confirmation.voice_bus`): ovos-persona under ovos-core gives none.
         persona: the whole persona JSON, when the caller has it: a toolbox section missing from
             ``config`` is then looked for at its top level (ovos-persona passes only ``config``).
 

@@ -6,7 +6,7 @@ carry out its yes. Two things a mark cannot hold are kept here, per process, sha
 
 - **a stop**: "stop" (or "cancel") said by voice in ovos-core never reaches a persona; the stop
   pipeline broadcasts ``ovos.stop`` or a stop aimed at the persona pipeline, which the engine hears
-  on its bus (:mod:`ovos_agentic_loop._runtime.voice_bus`). A question asked in that session before
+  on its bus (:mod:`ovos_agentic_loop._confirmation.voice_bus`). A question asked in that session before
   the stop is cancelled: its yes runs nothing. Every engine connected to the same messagebus hears
   the broadcast, so replicas on one bus agree; a replica on another bus never hears it.
 - **the last word in a session**: ovos-persona keeps one memory per persona, so a "yes" that the

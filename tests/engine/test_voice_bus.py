@@ -18,8 +18,8 @@ from ovos_plugin_manager.agents import load_chat_plugin
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 from ovos_utils.fakebus import FakeBus
 
+from ovos_agentic_loop._confirmation import voice_bus
 from ovos_agentic_loop._confirmation.pending import mark_of
-from ovos_agentic_loop._runtime import voice_bus
 from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 from ovos_agentic_loop_toolboxes.filesystem import FileSystemToolBox
