@@ -63,6 +63,10 @@ class Rule(Generic[F]):
     A rule with ``holds_stream`` answers ``may_apply`` True, before the answer is in, whenever
     ``detect`` can find something (tests/engine/test_reactions.py ties the two): such an answer
     is not spoken while it streams. ``steps_aside_for``: rules whose finding wins over this one's.
+    ``after_speech``: the rule is still asked about a reply part of which was already spoken, because
+    its finding makes that reply talk before a call (an announced or described call: the one answer
+    follows the call); any other rule that does not hold the stream is then not asked, since its
+    correction would be a second spoken answer.
     """
 
     name: RuleName  # what ``disabled_rules`` names
@@ -75,6 +79,7 @@ class Rule(Generic[F]):
     holds_stream: bool = False
     may_apply: Callable[[TurnView], bool] | None = None
     steps_aside_for: tuple[RuleName, ...] = ()
+    after_speech: bool = False
 
     def key(self, finding: F) -> str:
         """What one sending of this rule is remembered by: its name and its finding."""

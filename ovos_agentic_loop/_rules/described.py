@@ -108,6 +108,7 @@ WITH_ARGUMENTS: Rule[Described] = Rule(
     _make_it,
     description="a call described with its arguments",
     languages=frozenset({"en"}),
+    after_speech=True,
 )
 DESCRIBED: Rule[Undescribed] = Rule(
     "described_call",
@@ -116,6 +117,7 @@ DESCRIBED: Rule[Undescribed] = Rule(
     _call_it_now,
     description="a described call",
     languages=frozenset({"en"}),
+    after_speech=True,
 )
 
 
@@ -152,6 +154,7 @@ ANNOUNCED: Rule[str] = Rule(
     description="an announced step",
     languages=frozenset({"en"}),
     steps_aside_for=("described_with_arguments", "described_call"),
+    after_speech=True,
 )
 
 

@@ -81,11 +81,13 @@ class Rules:
     budget: Budget = field(default_factory=Budget)
     disabled: frozenset[RuleName] = frozenset()
 
-    def react(self, view: TurnView) -> Response | None:
+    def react(self, view: TurnView, *, spoken: bool = False) -> Response | None:
         """The response to ``view.answer`` when it does not stand; None when it stands (or this
         turn's budget is spent). Sent twice, a message is parroted back ("The file notes.txt does
-        not exist."): the next rule that finds something is taken instead, or the answer stands."""
-        return self._first(Stage.ON_ANSWER, view)
+        not exist."): the next rule that finds something is taken instead, or the answer stands.
+        ``spoken``: part of the reply already went out as speech; only rules that take it as talk
+        before a call (``after_speech``) are asked, so no correction adds a second spoken answer."""
+        return self._first(Stage.ON_ANSWER, view, spoken=spoken)
 
     def check_calls(self, view: TurnView, calls: Sequence[ToolCall]) -> str | None:
         """The message that holds a reply's calls back before they run (numbers nobody said, a
@@ -114,12 +116,14 @@ class Rules:
             if all(_has(view, need) for need in candidate.needs):
                 yield candidate
 
-    def _first(self, stage: Stage, view: TurnView, *, repeat_ends: bool = False) -> Response | None:
+    def _first(
+        self, stage: Stage, view: TurnView, *, repeat_ends: bool = False, spoken: bool = False
+    ) -> Response | None:
         """The first rule's response; ``repeat_ends``: a finding sent before lets the calls run
         rather than asking the next rule (the checks of a reply's calls)."""
         if self.budget.spent or (stage is Stage.ON_ANSWER and not view.tools.tools):
             return None
-        asked = list(self._asked(stage, view))
+        asked = [r for r in self._asked(stage, view) if not spoken or r.after_speech]
         names = {r.name for r in asked}
         for candidate in asked:
             finding = candidate.detect(view)

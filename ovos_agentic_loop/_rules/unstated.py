@@ -10,6 +10,8 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from ovos_plugin_manager.templates.agents import MessageRole
+
 from ovos_agentic_loop._rules.base import Nudge, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
@@ -96,10 +98,53 @@ class ResultValues:
         return spelled != answer and any(grounded(n, self.numbers) for n in numbers(spelled))
 
 
+def _to_state(view: TurnView) -> list[str]:
+    """The values of the results the transcript ends with that an answer must state; none when
+    every one of them acknowledges a change the call made.
+
+    A call of a tool that says it changes something (its annotations: ``readOnlyHint`` false or
+    ``destructiveHint`` true) whose outcome is OK was asked for the change, not for its fields:
+    "I saved hi to note.txt." states the result of a write whose output is ``bytes_written: 2``.
+    The command runner changes things too, but its output is what it was run for. Decided from
+    the typed outcomes and the tools' own annotations, never from the answer's words."""
+    outcomes = []
+    for at in range(len(view.transcript) - 1, -1, -1):
+        if view.transcript[at].role != MessageRole.TOOL:
+            break
+        outcomes.append(view.outcomes.get(at))
+    if outcomes and all(o is not None and o.ok and _acknowledges(view, o.call.name) for o in outcomes):
+        return []
+    return view.last_values()
+
+
+def _acknowledges(view: TurnView, name: str) -> bool:
+    """Whether a successful result of tool ``name`` is only the acknowledgement of a change."""
+    spec = view.tools.get(name)
+    if spec is None or name == view.runner:
+        return False
+    hints = spec.annotations
+    return hints.get("readOnlyHint") is False or hints.get("destructiveHint") is True
+
+
+def _may_apply(view: TurnView) -> bool:
+    """Whether an answer that begins with ``view.answer`` (the text written so far) may still be
+    found to state no result: results to state, none of them stated by its complete words yet
+    (digits and value words; numbers in words are read only in the whole answer)."""
+    values = ResultValues.of(_to_state(view))
+    if values is None:
+        return False
+    # "36" may still grow into "365": only the words before the last whitespace are complete.
+    complete = view.answer[: max(view.answer.rfind(" "), view.answer.rfind("\n"), 0)]
+    stated = any(grounded(n, values.numbers) for n in numbers(complete)) or any(
+        w.lower() in values.words for w in _WORD.findall(complete)
+    )
+    return not stated
+
+
 def _detect(view: TurnView) -> str | None:
     """An answer right after tool results that talks about the call or its result and states
     none of their values: the values it should have stated."""
-    texts = view.last_values()
+    texts = _to_state(view)
     values = ResultValues.of(texts)
     if values is None or not _NARRATION.search(view.answer) or values.stated_in(view.answer):
         return None
@@ -113,4 +158,9 @@ UNSTATED_RESULT: Rule[str] = Rule(
     lambda values: Nudge(UNSTATED_RESULT.description, unstated_message(values)),
     description="the result is not stated",
     languages=frozenset({"en"}),
+    # It judges an answer, so it is decided before any of it is spoken: corrected after speech,
+    # the voice would say a second answer. Held: an answer right after results to state, until
+    # the text written so far states one of them ("36 is 15% of 240." is spoken as it comes).
+    holds_stream=True,
+    may_apply=lambda view: _may_apply(view),
 )

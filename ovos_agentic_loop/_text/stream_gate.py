@@ -161,6 +161,9 @@ class FinalAnswerGate:
         self._part: list[str] = []  # the current part: the reply's text so far, or the text after its marker
         #: How many characters this gate let through, separators included.
         self.passed_chars = 0
+        #: A reply the turn held back whole while rules could still send it back (``model_call``):
+        #: read by ``finish`` once it stands, so its talk and answer are said as if never held.
+        self.held = ""
 
     @property
     def part(self) -> str:
@@ -207,12 +210,16 @@ class FinalAnswerGate:
         When what was let through is the start of ``answer``, its remainder; otherwise what was
         let through was talk (see the module docstring) and ``answer`` follows it whole.
         """
+        said = ""
+        if self.held:
+            held, self.held = self.held, ""
+            said = self.feed(held) + self.close()
         if not answer:
-            return ""
+            return said
         part = self.part
         rest = answer[len(part) :] if part and answer.startswith(part) else self._speech.separator() + answer
         self._part, self.passed_chars = [answer], self.passed_chars + len(rest)
-        return self._speech.say(rest)
+        return said + self._speech.say(rest)
 
     # -- the scan ---------------------------------------------------------------------
     def _advance(self, said: list[str]) -> None:

@@ -4,13 +4,14 @@ it, the tools it offers, the stream's gates; the warm-up that fills the prompt c
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any, Protocol
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop._text.language import answer_language_line
-from ovos_agentic_loop._text.stream_gate import FinalAnswerGate
+from ovos_agentic_loop._text.protocol import parse_reply
+from ovos_agentic_loop._text.stream_gate import MAX_STREAMED_CHARS, FinalAnswerGate
 from ovos_agentic_loop._turn.brain_call import call_brain
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.transcript import rendered
@@ -36,9 +37,11 @@ class Pass:
 def ask_with_tools(turn: TurnState, *, stream: bool) -> Generator[str, None, AgentMessage]:
     """One ReAct model call with the tools; while streaming, the final-answer part is yielded.
 
-    A reply the table of reactions may still send back (a calculation, an unread file) is
-    not spoken while it streams: it is said whole once it stands."""
-    hold = turn.rules.may_apply(turn.view())
+    A reply the table of reactions may still send back (a calculation, an unread file, a result
+    not stated yet) is not spoken while it streams: it is said once no rule that holds the stream
+    may apply to the text written so far (a result stated), or whole once it stands."""
+    view = turn.view()
+    hold = turn.rules.may_apply(view)
     return (
         yield from call(
             turn,
@@ -48,6 +51,7 @@ def ask_with_tools(turn: TurnState, *, stream: bool) -> Generator[str, None, Age
             gate=Pass(),
             counted=True,
             hold=hold,
+            release=lambda written: not turn.rules.may_apply(view.with_answer(written)),
         )
     )
 
@@ -62,17 +66,20 @@ def call(
     counted: bool,
     stop: bool = True,
     hold: bool = False,
+    release: Callable[[str], bool] | None = None,
 ) -> Generator[str, None, AgentMessage]:
     """THE model call of every loop: bounded by the turn's deadline, counted, a step event.
 
     ``gate`` decides what of the streamed text may be said, before the turn's own gate (protocol
     is never spoken); None says nothing and leaves the turn's gate as it was. ``hold``: this
-    reply is the turn's to speak, but only once the turn is over (``unspoken``)."""
+    reply is the turn's to speak, but only once the turn is over (``unspoken``), or once ``release``
+    says so of the reply written so far (its deltas then go through the gates as if never held)."""
     started = time.monotonic()
     speaker = FinalAnswerGate(turn.speech)
     if gate is not None:
         turn.gate = speaker
     reply: AgentMessage | None = None
+    written = ""  # the reply so far, while it is held and may be released
     for item in call_brain(
         turn.setup.brain,
         messages,
@@ -87,15 +94,37 @@ def call(
     ):
         if not isinstance(item, str):
             reply = item
-        elif gate is not None and not hold and (out := speaker.feed(gate.feed(item))):
+        elif gate is not None and hold:
+            if release is not None and len(written) < MAX_STREAMED_CHARS:
+                written += item
+                if release(written):  # the rules that held it can no longer apply: say it so far
+                    hold = False
+                    if out := speaker.feed(gate.feed(written)):
+                        yield out
+        elif gate is not None and (out := speaker.feed(gate.feed(item))):
             yield out
+    assert reply is not None  # call_brain always ends with the message or raises
+    if gate is not None and hold and written:
+        if _makes_calls(turn, reply):  # a held reply that calls: its talk is said, as if never held
+            hold = False
+            if out := speaker.feed(gate.feed(written)):
+                yield out
+        else:  # said by ``unspoken`` if the reply stands as the answer; dropped if it is sent back
+            speaker.held = written
     # the reply is over: say what only waited for more text
     if gate is not None and not hold and (out := speaker.close()):
         yield out
-    assert reply is not None  # call_brain always ends with the message or raises
     turn.count.used += 1 if counted else 0
     _emit_model_call(turn, reply, started, speaker.passed_chars)
     return reply
+
+
+def _makes_calls(turn: TurnState, reply: AgentMessage) -> bool:
+    """Whether ``reply`` calls tools (native calls, or calls the text protocol's parser finds)."""
+    if reply.tool_calls:
+        return True
+    toolset = turn.setup.toolset
+    return bool(parse_reply(reply.content or "", toolset.names, toolset.positional).calls)
 
 
 def _emit_model_call(turn: TurnState, reply: AgentMessage, started: float, streamed_chars: int) -> None:

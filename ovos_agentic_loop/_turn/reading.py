@@ -55,7 +55,10 @@ def decide(turn: TurnState, reply: AgentMessage) -> Decision:
 
 def _judge(turn: TurnState, answer: str, parsed: ParsedReply) -> Decision:
     """The table of reactions on an answer: it stands, is sent back, or the loop makes a call."""
-    response = turn.rules.react(turn.view(answer))
+    # Part of this reply went out as speech already (the stream was not held for it): a rule that
+    # would ask for a new answer is not asked, the voice would say a second one.
+    spoken = turn.gate is not None and turn.gate.passed_chars > 0
+    response = turn.rules.react(turn.view(answer), spoken=spoken)
     match response:
         case None:
             return Finish(answer)

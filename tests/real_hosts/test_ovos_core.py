@@ -394,13 +394,6 @@ def test_a_yes_that_reaches_another_persona_runs_nothing_there_and_says_why(
     assert (assistant.files / "nova.txt").read_text() == "hi"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the loop speaks the model's answer to the write's result sentence by sentence, then finds it "
-    "does not state the result (bytes_written: 2), asks the model again and speaks that answer too: "
-    "the user hears two answers and ovos-persona remembers both",
-)
 def test_one_answer_is_spoken_after_a_yes(assistant: VoiceAssistant, model: Model, session: str) -> None:
     ask_to_write(assistant, model, session, "once.txt")
     model.script(answer("I saved hi to once.txt successfully."), answer("I wrote 2 bytes to once.txt."))
@@ -429,12 +422,6 @@ def test_the_confirm_event_reaches_the_bus(assistant: VoiceAssistant, model: Mod
     assert [s["kind"] for s in steps][:1] == ["turn_start"] and "confirm" in [s["kind"] for s in steps], steps
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the loop passes the model's text to the TTS as written: markdown, LaTeX, code fences and "
-    "JSON are spoken (read out symbol by symbol, or each fence and list line as its own utterance)",
-)
 @pytest.mark.parametrize("kind", sorted(MARKUP_CASES))
 def test_no_spoken_utterance_holds_markup(
     assistant: VoiceAssistant, model: Model, session: str, kind: str
