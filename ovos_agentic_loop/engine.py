@@ -260,9 +260,9 @@ class AgentLoopEngine(ChatEngine):
         next call to continue. Toolboxes the caller hands over are offered only with
         ``caller_toolboxes: true`` (see :mod:`ovos_agentic_loop._tools.toolset`).
         """
-        self._voice.for_turn()
+        voice = self._voice.for_turn()
         turn = self._new_turn(messages, session_id, lang, units, tools)
-        refused = self._refused(turn, messages, session_id, lang)
+        refused = self._refused(turn, messages, session_id, lang, voice=voice)
         if refused is not None:
             return refused
         self._await_warm_up(turn)
@@ -282,9 +282,9 @@ class AgentLoopEngine(ChatEngine):
         tools: Any = None,
     ) -> Iterator[str]:
         """The final answer's text as the model writes it (tool steps run silently first)."""
-        self._voice.for_turn()
+        voice = self._voice.for_turn()
         turn = self._new_turn(messages, session_id, lang, units, tools)
-        refused = self._refused(turn, messages, session_id, lang)
+        refused = self._refused(turn, messages, session_id, lang, voice=voice)
         if refused is not None:
             yield refused.content or ""
             return
@@ -380,12 +380,12 @@ class AgentLoopEngine(ChatEngine):
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
 
     def _refused(
-        self, turn: Turn, messages: list[AgentMessage], session_id: str, lang: str | None
+        self, turn: Turn, messages: list[AgentMessage], session_id: str, lang: str | None, *, voice: bool
     ) -> AgentMessage | None:
         """A yes that must run nothing here (its question was stopped, or another persona asked it)
         ends the turn with one line that says so; no model call (the model would answer a bare
         "yes" with whatever it guesses)."""
-        line = self._confirmation.refusal(messages, session=session_id, lang=lang or turn.lang)
+        line = self._confirmation.refusal(messages, session=session_id, lang=lang or turn.lang, voice=voice)
         return None if line is None else turn.finish(line, "declined")
 
     def _carry_out_for_bus(self, session_id: str, call: Any) -> Any:

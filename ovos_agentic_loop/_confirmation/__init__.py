@@ -202,13 +202,17 @@ class Confirmation:
         return asker is not None and asker != self.asker
 
     # -- a yes this engine must not act on ----------------------------------------------
-    def refusal(self, messages: list[AgentMessage], *, session: str, lang: str | None) -> str | None:
+    def refusal(
+        self, messages: list[AgentMessage], *, session: str, lang: str | None, voice: bool = False
+    ) -> str | None:
         """The one line (in ``lang``) for a yes or no that must not run anything here, else None:
 
         - the question it answers was cancelled: "stop" was said in the session after it;
-        - another engine asked it: a mark this key did not sign, or, when this engine's conversation
-          holds no question of its own, the session's last word was another engine's open question
-          (ovos-persona keeps one memory per persona: the other persona never saw it).
+        - another engine asked it: a mark this key did not sign, or, for a turn of a voice assistant
+          (``voice``: it runs inside a messagebus handler) whose conversation holds no question of
+          this engine's, the session's last word was another engine's open question (ovos-persona
+          keeps one memory per persona: the other persona never saw it). Only there: a text host
+          may give many users one session id, and keeps each conversation whole anyway.
 
         A reply that is neither yes nor no is an ordinary message (None)."""
         if not messages or messages[-1].role != MessageRole.USER:
@@ -229,7 +233,7 @@ class Confirmation:
                 return None  # ours but expired or out of place: an ordinary message
             said = without_marks(asked.content or "")
         else:
-            open_question = last_words.open_question(session)
+            open_question = last_words.open_question(session) if voice else None
             if open_question is None or open_question.asker == self.asker:
                 return None
             cancelled_since = stops.cancelled(session, open_question.issued)

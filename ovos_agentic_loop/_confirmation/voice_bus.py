@@ -257,16 +257,18 @@ class EngineBus:
         own = self._own
         return own if own is not None and _connected(own) else None
 
-    def for_turn(self) -> None:
-        """At a turn's start: under ``auto``, the first turn that came over a messagebus connects the
-        own client, and waits a moment for it; a bus that does not answer is reported, once."""
+    def for_turn(self) -> bool:
+        """At a turn's start: True when the turn runs inside a messagebus handler (a voice assistant's
+        utterance). Under ``auto`` the first such turn connects the own client and waits a moment for
+        it; a bus that does not answer is reported, once."""
+        over_bus = message_on_stack() is not None
         if self._given is not None or self.setting is False:
-            return
+            return over_bus
         if self._own is None:
-            if self.setting == "auto" and message_on_stack() is None:
-                return
+            if self.setting == "auto" and not over_bus:
+                return over_bus
             if self._start() is None:
-                return
+                return over_bus
         own = self._own
         event = getattr(own, "connected_event", None)
         connected = event.wait(CONNECT_WAIT_S) if event is not None and not self._unreachable_said else False
@@ -280,6 +282,7 @@ class EngineBus:
                 "reachable: no step events, no ovos.agentic_loop.confirm, no stop and no microphone "
                 "reopening until it is; the turn goes on without it"
             )
+        return over_bus
 
     def _start(self) -> Any | None:
         with self._lock:

@@ -268,7 +268,9 @@ def test_no_microphone_for_a_question_stopped_before_it_was_played(tmp_path: Pat
 
 
 # -- another persona --------------------------------------------------------------------------
-def test_a_yes_that_reaches_another_persona_runs_nothing_there_and_says_why(tmp_path: Path) -> None:
+def test_a_yes_that_reaches_another_persona_runs_nothing_there_and_says_why(
+    tmp_path: Path, own_clients: list[Recording]
+) -> None:
     """ovos-persona keeps one memory per persona: the other persona gets a bare "yes". Under the
     process's one key the two personas' sections tell them apart."""
     tessa = asking(tmp_path, ScriptedBrain([tool_call("write_file", **NOTE)]), system_prompt="You are Tessa.")
@@ -276,14 +278,27 @@ def test_a_yes_that_reaches_another_persona_runs_nothing_there_and_says_why(tmp_
     nova = asking(tmp_path, nova_brain, system_prompt="You are Nova.")
     sess = session()
     first_turn(tessa, sess)
-    reply = nova.continue_chat([user("yes")], session_id=sess)
-    assert reply.content == "Another assistant asked that question, so I did nothing here."
+    said = handle_persona_query(utterance(sess, "yes"), nova, [user("yes")])
+    assert said == "Another assistant asked that question, so I did nothing here."
     assert not (tmp_path / "note.txt").exists() and nova_brain.calls == []
     # Nova has spoken since: the next yes is Nova's own conversation
-    assert nova.continue_chat([user("yes")], session_id=sess).content == "What can I do for you?"
+    assert handle_persona_query(utterance(sess, "yes"), nova, [user("yes")]) == "What can I do for you?"
 
 
-def test_a_bare_yes_is_an_ordinary_message_when_no_one_asked(tmp_path: Path) -> None:
+def test_a_text_host_keeps_a_bare_yes_to_its_own_model(tmp_path: Path) -> None:
+    """ovos-persona-server or the CLI (no bus message up the stack): clients send whole conversations,
+    and many may share one session id, so another engine's question there refuses nothing."""
+    tessa = asking(tmp_path, ScriptedBrain([tool_call("write_file", **NOTE)]), system_prompt="You are Tessa.")
+    nova = asking(tmp_path, ScriptedBrain(["Yes to what?"]), system_prompt="You are Nova.")
+    first_turn(tessa, "default")
+    assert nova.continue_chat([user("yes")], session_id="default").content == "Yes to what?"
+    assert not (tmp_path / "note.txt").exists()
+
+
+def test_a_bare_yes_is_an_ordinary_message_when_no_one_asked(
+    tmp_path: Path, own_clients: list[Recording]
+) -> None:
     brain = ScriptedBrain(["Yes to what?"])
     engine = asking(tmp_path, brain)
-    assert engine.continue_chat([user("yes")], session_id=session()).content == "Yes to what?"
+    sess = session()
+    assert handle_persona_query(utterance(sess, "yes"), engine, [user("yes")]) == "Yes to what?"
