@@ -62,7 +62,10 @@ class Rule(Generic[F]):
     ``calls``) and returns what it found, or None; ``respond`` turns a finding into what is sent.
     A rule with ``holds_stream`` answers ``may_apply`` True, before the answer is in, whenever
     ``detect`` can find something (tests/engine/test_reactions.py ties the two): such an answer
-    is not spoken while it streams. ``steps_aside_for``: rules whose finding wins over this one's.
+    is not spoken while it streams. Asked again with the text written so far (``view.answer``), it
+    stays True while ``detect`` could still find something in an answer that begins so; the stream
+    is released once no holding rule may apply (tests/engine/test_one_spoken_answer.py).
+    ``steps_aside_for``: rules whose finding wins over this one's.
     ``after_speech``: the rule is still asked about a reply part of which was already spoken, because
     its finding makes that reply talk before a call (an announced or described call: the one answer
     follows the call); any other rule that does not hold the stream is then not asked, since its

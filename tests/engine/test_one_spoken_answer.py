@@ -10,6 +10,7 @@ either holds the stream (the unstated result) or is not asked once part of the r
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,10 +18,16 @@ from typing import Any
 
 import pytest
 from engine_helpers import ENGINES_AND_MODES, engine_with, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
-from ovos_plugin_manager.templates.agents import AgentMessage
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
+from ovos_agentic_loop._rules.unstated import UNSTATED_RESULT
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._tools.observations import Status, ToolOutcome
+from ovos_agentic_loop._tools.toolset import PersonaTools
 from ovos_agentic_loop.testing import ScriptedBrain, in_chunks, tool_call
 from ovos_agentic_loop_toolboxes.filesystem import FileSystemToolBox
 
@@ -30,7 +37,7 @@ def files(tmp_path: Path) -> ToolBox:
     return FileSystemToolBox(config={"root_path": str(tmp_path), "allow_write": True})
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def maths() -> ToolBox:
     return find_toolbox_plugins()["ovos-math-tools"](config={})
 
@@ -154,3 +161,36 @@ def test_what_holding_the_stream_costs_the_first_sentence(maths: ToolBox) -> Non
         f"first sentence: result stated first {waited:.3f} s of {total:.3f} s; "
         f"stated last (held) {waited_late:.3f} s of {total_late:.3f} s"
     )
+
+
+NARRATIONS = [
+    "This is the result of the calculation.",
+    "The command executed successfully.",
+    "I used the calculator. It is 352.5.",
+    "352.5 is the result.",
+    "The result is 3525 or so.",
+    "The result was returned as 352.",
+    "It is 352.50, the output of the tool.",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(answer=st.sampled_from(NARRATIONS) | st.text(alphabet="35.2 resultofth", max_size=40))
+def test_the_stream_is_released_only_when_the_rule_can_no_longer_apply(maths: ToolBox, answer: str) -> None:
+    """``may_apply`` on the text written so far (what releases a held stream) is True at every
+    prefix of an answer the rule will send back: no narration is ever spoken and then corrected."""
+    toolset = PersonaTools([maths], engine_name="t").current()
+    call = ToolCall(id="c1", name="evaluate_expression", arguments={"expression": "15% of 2350"})
+    output = {"expression": "15% of 2350", "read_as": None, "result": "352.5"}
+    outcome = ToolOutcome(call, Status.OK, json.dumps(output), 0.0, output=output)
+    transcript = [
+        AgentMessage(MessageRole.USER, "What is 15% of 2350?"),
+        AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[call]),
+        AgentMessage(MessageRole.TOOL, outcome.text, tool_call_id="c1"),
+    ]
+    view = TurnView(toolset, transcript, {2: outcome}, text_mode=False)
+    if UNSTATED_RESULT.detect(view.with_answer(answer)) is None:
+        return
+    assert UNSTATED_RESULT.may_apply is not None
+    for cut in range(len(answer) + 1):
+        assert UNSTATED_RESULT.may_apply(view.with_answer(answer[:cut])), (answer, answer[:cut])
