@@ -10,6 +10,7 @@ import itertools
 import re
 
 import pytest
+from conftest import DemoToolBox
 from engine_helpers import engine_with, user
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -73,8 +74,6 @@ def test_any_chunking_says_the_same(kind: str, cuts: list[int]) -> None:
 
 
 def test_an_answer_after_a_tool_is_spoken_readable_too() -> None:
-    from conftest import DemoToolBox
-
     brain = ScriptedBrain([tool_call("add", a=2, b=3), "**2 + 3 = 5**. The sum is `5`."])
     spoken = list(engine_with(brain, [DemoToolBox()]).stream_sentences(user("add 2 and 3")))
     assert spoken == ["5.", "The sum is 5."]
