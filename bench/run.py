@@ -806,6 +806,11 @@ def main(argv: list[str] | None = None) -> int:
         help="figure 12 (alone): the held-out halves of both suites with every rule on, every rule off, "
         "and each rule off alone; one table",
     )
+    p.add_argument(
+        "--ablation-every-question",
+        action="store_true",
+        help="figure 12: run each rule off on every question (default: only where it fired with all on)",
+    )
     p.add_argument("--quick", action="store_true", help="few repeats: a smoke run of the bench itself")
     args, rest = p.parse_known_args(argv)
     if args.figures.strip() == "11":

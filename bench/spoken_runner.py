@@ -397,6 +397,8 @@ def run_spoken(
         "error": res.get("error"),
         "timed_out": timed_out,
         "model": model,
+        # The rules that corrected the model (ours only: its final events); the ablation reads them.
+        "rules": res.get("rules"),
         **({"first_sentence": res["first_sentence"]} if res.get("first_sentence") else {}),
     }
 

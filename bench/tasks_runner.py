@@ -414,6 +414,7 @@ def run_task(
         "answer": answer[:300],
         "error": res.get("error"),
         "timed_out": timed_out,
+        "rules": res.get("rules"),  # the rules that corrected the model (ours only)
     }
 
 

@@ -760,12 +760,16 @@ def test_the_ablation_runs_each_configuration_and_writes_one_table(
     from tasks_runner import Suite
 
     needs = {"q1": "head_arithmetic", "q2": "dropped_sign", "q3": None}
+    asked: list[tuple[str, tuple[str, ...]]] = []
 
     def scripted(system: Any, task: dict[str, Any], proxy: Any, run_adapter: Any, configure: Any) -> dict:
         job: dict[str, Any] = {"engine_extra": {"time_budget": 900}}
         configure(job)
         off = job["engine_extra"]["disabled_rules"]
-        return {"task": task["id"], "ok": needs[task["id"]] not in off, "calls": 2 + len(off)}
+        asked.append((task["id"], tuple(off)))
+        rule = needs[task["id"]]
+        fired = [rule] if rule and rule not in off else []
+        return {"task": task["id"], "ok": rule not in off, "calls": 2 + len(off), "rules": fired}
 
     tasks = [{"id": q, "category": "c", "toolboxes": []} for q in needs]
     suites = tuple(
@@ -802,3 +806,10 @@ def test_the_ablation_runs_each_configuration_and_writes_one_table(
     assert by_label["without unsaid_year"][3:5] == ["6/6", "+0"]
     assert list(by_label) == ["all rules on", "all rules off", *(f"without {n}" for n in names)]
     assert not (tmp_path / "fig12-partial.json").exists()
+    # Each rule off alone ran again only where it fired with all on (q1, q2 in each suite):
+    # 3 questions x 2 suites x (all on + all off), and 2 + 2 reruns; unsaid_year never fired.
+    singles = [(q, off) for q, off in asked if len(off) == 1]
+    assert sorted(singles) == sorted([("q1", ("head_arithmetic",))] * 2 + [("q2", ("dropped_sign",))] * 2), (
+        singles
+    )
+    assert len(asked) == 12 + 4

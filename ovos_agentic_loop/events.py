@@ -154,6 +154,9 @@ class Final(StepEvent):
     #: Where the turn's time went: ``total_s``, ``model_s``, ``tools_s``, ``model_calls``, ``tool_calls``.
     timings: dict[str, Any] | None = None
     session_key: str = ""  # as in TurnStart
+    #: The rules that sent the model a correction this turn, by name, in order (``disabled_rules``
+    #: takes the same names); empty when the model's replies stood as written.
+    rules: list[str] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)

@@ -107,7 +107,10 @@ def main(
                 t0 = time.perf_counter()
                 answers.append(run(job.get("prompt", "Look up a, b and c.")))
                 times.append(time.perf_counter() - t0)
-            emit("BENCH_RESULT", {"ok": True, "samples": times, "answers": answers})
+            result = {"ok": True, "samples": times, "answers": answers}
+            if getattr(run, "rules", None) is not None:  # the rules that corrected the model (ours)
+                result["rules"] = run.rules
+            emit("BENCH_RESULT", result)
             return
         if kind == "conversation":  # turns of one conversation, each after the answers before it
             run = build(job, TOOLS[job.get("tools", "none")])
@@ -127,6 +130,8 @@ def main(
             result = {"ok": True, "samples": times, "answers": answers, "calls": calls}
             if getattr(run, "first_sentence", None):  # a streamed conversation (figure 10)
                 result["first_sentence"] = run.first_sentence
+            if getattr(run, "rules", None) is not None:
+                result["rules"] = run.rules
             emit("BENCH_RESULT", result)
             return
         if kind == "stream":

@@ -169,7 +169,23 @@ def runner(engine, stream: bool = False):
 
     run.calls = record_calls(engine)  # type: ignore[attr-defined]
     run.first_sentence = first_sentence  # type: ignore[attr-defined]
+    run.rules = record_rules(engine)  # type: ignore[attr-defined]
     return run
+
+
+def record_rules(engine) -> list[str] | None:
+    """The names of the rules that corrected the model, from each turn's ``final`` event (this
+    project's engines; None for an engine without step events or without the field)."""
+    if not hasattr(engine, "add_step_listener"):
+        return None
+    fired: list[str] = []
+
+    def on_step(event: Any) -> None:
+        if event.kind == "final":
+            fired.extend(getattr(event, "rules", None) or [])
+
+    engine.add_step_listener(on_step)
+    return fired
 
 
 def streamer(engine):

@@ -68,6 +68,9 @@ class Budget:
 
     allowed: int = MAX_NUDGES
     sent: set[str] = field(default_factory=set)
+    #: The names of the rules whose message was sent, in order (the ``final`` event's ``rules``:
+    #: what the rules' ablation reads to know which questions a rule touched).
+    fired: list[str] = field(default_factory=list)
 
     @property
     def spent(self) -> bool:
@@ -139,6 +142,7 @@ class Rules:
                     return None
                 continue
             self.budget.sent.add(key)
+            self.budget.fired.append(candidate.name)
             return candidate.respond(finding)
         return None
 

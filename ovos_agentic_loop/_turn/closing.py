@@ -22,6 +22,7 @@ def finish(turn: TurnState, answer: str, reason: str, *, content: str | None = N
         reason=reason,
         iterations=turn.count.used,
         duration_s=round(time.monotonic() - turn.started, 4),
+        rules=list(turn.limits.nudges.fired),
     )
     return AgentMessage(MessageRole.ASSISTANT, answer if content is None else content)
 

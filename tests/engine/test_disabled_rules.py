@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from engine_helpers import engine_with, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
@@ -24,9 +26,12 @@ def test_head_arithmetic_on_sends_the_answer_back(maths: ToolBox) -> None:
     brain = ScriptedBrain(
         ["It is 350.", tool_call("evaluate_expression", expression="15% of 2350"), "It is 352.5."]
     )
-    answer = engine_with(brain, [maths]).continue_chat(user(QUESTION))
-    assert answer.content == "It is 352.5."
+    engine = engine_with(brain, [maths])
+    finals: list[Any] = []
+    engine.add_step_listener(lambda event: finals.append(event) if event.kind == "final" else None)
+    assert engine.continue_chat(user(QUESTION)).content == "It is 352.5."
     brain.assert_complete()
+    assert finals[-1].rules == ["head_arithmetic"]  # the final event names the rule that corrected it
 
 
 def test_head_arithmetic_off_lets_the_answer_stand(maths: ToolBox) -> None:
@@ -45,7 +50,10 @@ def test_the_other_rules_stay_on(maths: ToolBox) -> None:
         ]
     )
     engine = engine_with(brain, [maths], disabled_rules=["head_arithmetic"])
+    finals: list[Any] = []
+    engine.add_step_listener(lambda event: finals.append(event) if event.kind == "final" else None)
     assert engine.continue_chat(user(QUESTION)).content == "It is 352.5."
+    assert finals[-1].rules == ["unsaid_operands"]
     assert "2250 is no number the user said" in brain.calls[1].last.content
     brain.assert_complete()
 
