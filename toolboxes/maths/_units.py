@@ -127,6 +127,13 @@ def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
         converted = quantity.to(target)
     except pint.errors.UndefinedUnitError as exc:
         bad = from_unit if _undefined(source) else to_unit
+        if is_currency(bad):
+            # Said plainly, with what to do instead: told only "unknown unit 'dollars' ... did you mean
+            # 'molar'?", the bundled model sent the same dollars-to-euros call again until stopped.
+            raise ValueError(
+                f"{bad!r} is money: unit_convert has no exchange rates. Answer with the amount in the "
+                "currency the question used, unconverted"
+            ) from None
         raise ValueError(
             f"unknown unit {bad!r} ({exc}); {_suggest(bad)} Send unit symbols or English unit names, "
             "such as 'kg', 'lb', 'km', 'mi', 'degC', 'degF', 'liters' (no currencies)"
@@ -204,6 +211,28 @@ def _undefined(unit: str) -> bool:
     except pint.errors.PintError:
         return True
     return False
+
+
+@functools.lru_cache(maxsize=1)
+def _currency_words() -> frozenset[str]:
+    """ISO codes and English names of currencies ('usd', 'dollar', 'dollars', 'euro'), from babel's
+    CLDR data: the last word of each name, singular and plural. (Symbols such as '$' are refused
+    earlier, as no unit name.)"""
+    from babel import Locale
+
+    words: set[str] = set()
+    for code, name in Locale("en").currencies.items():
+        words.add(str(code).lower())
+        named = str(name).split("(")[0].split()
+        if named:
+            words |= {named[-1].lower(), named[-1].lower() + "s"}
+    return frozenset(words)
+
+
+def is_currency(unit: str) -> bool:
+    """True when ``unit`` names money ('USD', 'dollars', 'US dollar'), which no units registry converts."""
+    text = unit.strip().lower()
+    return bool(text) and (text in _currency_words() or text.split()[-1] in _currency_words())
 
 
 def _suggest(text: str) -> str:
