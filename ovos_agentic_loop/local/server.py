@@ -68,7 +68,7 @@ ServerKind = Literal["native", "prebuilt"]
 
 #: What the native build gives over the prebuilt one, measured on one 2-core machine in one run
 #: (bench/results/server-builds.md); said by ``server start`` and ``doctor``.
-NATIVE_SPEEDUP = "about 20% faster generation"
+NATIVE_SPEEDUP = "prompt reading about twice as fast (generation was not faster on 2 busy cores)"
 
 
 class ServerError(RuntimeError):
