@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -158,24 +159,29 @@ def test_missing_handler_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_stdout_carries_only_the_answer(server: FakeOpenAIServer, tmp_path: Path) -> None:
-    """`chat ... > answer.txt`: OVOS log lines (its handler writes to stdout) and steps go to stderr."""
-    server.replies += [
-        answer(tool_calls=[call("evaluate_expression", {"expression": "2+3"})]),
-        answer("The answer is 5."),
-    ]
+    """`chat ... > answer.txt`: steps go to stderr; OVOS log lines (its handler writes to stdout) go
+    to the log file, or to stderr with --verbose: none reach stdout."""
     # An unknown key makes the engine log a WARNING through OVOS's LOG while the answer is produced.
     path = write_persona(tmp_path, loop_persona(server.url, surprise_key=1))
-    done = subprocess.run(
-        [sys.executable, "-m", "ovos_agentic_loop.cli", "chat", str(path), "What is 2+3?"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "The answer is 5.\n"
-    assert "unknown config key 'surprise_key'" in done.stderr
-    assert "→ evaluate_expression" in done.stderr
+    env = {**os.environ, "OVOS_AGENTIC_LOOP_CACHE": str(tmp_path / "cache")}
+    for verbose in ([], ["--verbose"]):
+        server.replies += [
+            answer(tool_calls=[call("evaluate_expression", {"expression": "2+3"})]),
+            answer("The answer is 5."),
+        ]
+        done = subprocess.run(
+            [sys.executable, "-m", "ovos_agentic_loop.cli", *verbose, "chat", str(path), "What is 2+3?"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "The answer is 5.\n"
+        assert ("unknown config key 'surprise_key'" in done.stderr) == bool(verbose)
+        assert "→ evaluate_expression" in done.stderr
+    assert "unknown config key 'surprise_key'" in (tmp_path / "cache" / "logs" / "cli.log").read_text()
 
 
 def test_model_url_points_the_personas_brain_at_another_server(
