@@ -44,7 +44,7 @@ from ovos_agentic_loop._turn.brain_call import BrainHandle
 from ovos_agentic_loop._turn.state import TurnSetup
 from ovos_agentic_loop._turn.turn import Turn
 from ovos_agentic_loop.config import LoopConfig, LoopPlan, Mode, parse_config
-from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC, StepKind, StepListener, make_event
+from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC, ConfirmStep, StepEvent, StepListener
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
 
@@ -392,12 +392,13 @@ class AgentLoopEngine(ChatEngine):
         """Run a pending call a GUI said yes to on the bus: the tool steps of a turn, no model call."""
         turn = self._new_turn([], session_id, None, None, None)
         turn.emit(
-            "confirm",
-            tool=call.name,
-            arguments=call.arguments,
-            id=call.id[len("call_") :],
-            decision="yes",
-            source="bus",
+            ConfirmStep(
+                tool=call.name,
+                arguments=call.arguments,
+                id=call.id[len("call_") :],
+                decision="yes",
+                data={"source": "bus"},
+            )
         )
         return turn.carry_out(call)
 
@@ -426,8 +427,8 @@ class AgentLoopEngine(ChatEngine):
         assert self._brain is not None
         return self._brain
 
-    def _emit(self, kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
-        event = make_event(kind, session_id, data)
+    def _emit(self, event: StepEvent) -> None:
+        kind, session_id, data = event.kind, event.session_id, event.data
         if kind in ("final", "notice"):  # once or twice a turn
             ovos_logger(__name__).info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
         elif _debug_enabled():  # checked first: formatting every step is per-step cost

@@ -72,7 +72,7 @@ class StepEvent:
     """
 
     kind: str
-    session_id: str
+    session_id: str = ""  # set by the turn that emits it
     data: dict[str, Any] = field(default_factory=dict)
     at: float = field(default_factory=time.time)
 
@@ -80,8 +80,8 @@ class StepEvent:
 
     def __post_init__(self) -> None:
         typed = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _BASE_FIELDS}
-        if typed:
-            self.data = {**typed, **self.data}
+        if typed:  # the typed fields win: ``replace(event, session_key=...)`` keeps data in step
+            self.data = {**self.data, **typed}
 
     def as_dict(self) -> dict[str, Any]:
         """The bus payload: the same shape for every kind."""
@@ -141,6 +141,7 @@ class Notice(StepEvent):
     KIND: ClassVar[str] = "notice"
     kind: str = "notice"
     message: str = ""
+    progress: bool = False  # what takes the time, for a waiting user (not a problem)
 
 
 @dataclass(kw_only=True)
@@ -154,6 +155,7 @@ class Final(StepEvent):
     #: Where the turn's time went: ``total_s``, ``model_s``, ``tools_s``, ``model_calls``, ``tool_calls``.
     timings: dict[str, Any] | None = None
     session_key: str = ""  # as in TurnStart
+    calls: list[str] = field(default_factory=list)  # reason "caller_tools": the calls handed back
     #: The rules that sent the model a correction this turn, by name, in order (``disabled_rules``
     #: takes the same names); empty when the model's replies stood as written.
     rules: list[str] = field(default_factory=list)

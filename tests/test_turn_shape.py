@@ -52,3 +52,19 @@ def test_the_check_tells_an_open_match_from_a_closed_one() -> None:
     )
     assert isinstance(closed, ast.Match) and isinstance(open_, ast.Match)
     assert _ends_in_assert_never(closed) and not _ends_in_assert_never(open_)
+
+
+def test_step_events_are_built_typed_where_they_happen() -> None:
+    """``turn.emit(Notice(message=...))``, never a kind string and loose keyword arguments: a
+    misspelt field is then a type error, not a key nobody reads."""
+    loose = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr != "emit" or getattr(node.func.value, "id", "") == "bus":
+                continue
+            first = node.args[0] if node.args else None
+            if node.keywords or isinstance(first, ast.Constant):
+                loose.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert loose == []

@@ -8,6 +8,7 @@ import time
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
 from ovos_agentic_loop._turn.state import TurnState
+from ovos_agentic_loop.events import Final, Notice
 
 __all__ = ["answer_begun", "cut_short", "finish", "hand_to_caller"]
 
@@ -17,12 +18,13 @@ def finish(turn: TurnState, answer: str, reason: str, *, content: str | None = N
     mark) where given, else ``answer``."""
     turn.ending = reason
     turn.emit(
-        "final",
-        answer=answer,
-        reason=reason,
-        iterations=turn.count.used,
-        duration_s=round(time.monotonic() - turn.started, 4),
-        rules=list(turn.limits.nudges.fired),
+        Final(
+            answer=answer,
+            reason=reason,
+            iterations=turn.count.used,
+            duration_s=round(time.monotonic() - turn.started, 4),
+            rules=list(turn.limits.nudges.fired),
+        )
     )
     return AgentMessage(MessageRole.ASSISTANT, answer if content is None else content)
 
@@ -40,7 +42,7 @@ def cut_short(turn: TurnState, reason: str, note: str) -> AgentMessage:
     """
     part = turn.gate.part if turn.gate is not None else ""
     said = part.rstrip()
-    turn.emit("notice", message=f"the streamed answer was cut short ({reason}) after {len(said)} chars")
+    turn.emit(Notice(message=f"the streamed answer was cut short ({reason}) after {len(said)} chars"))
     # A line break ends the sentence being spoken; "…" marks one that was cut mid-way.
     tail = "\n" if not said or said.endswith((".", "!", "?", "…")) else "…\n"
     return finish(turn, f"{part}{tail}{note}", reason)
@@ -49,10 +51,6 @@ def cut_short(turn: TurnState, reason: str, note: str) -> AgentMessage:
 def hand_to_caller(turn: TurnState, calls: list[ToolCall]) -> AgentMessage:
     turn.ending = "caller_tools"
     turn.emit(
-        "final",
-        answer="",
-        reason="caller_tools",
-        calls=[c.name for c in calls],
-        iterations=turn.count.used,
+        Final(answer="", reason="caller_tools", calls=[c.name for c in calls], iterations=turn.count.used)
     )
     return AgentMessage(MessageRole.ASSISTANT, "", tool_calls=calls)

@@ -10,6 +10,7 @@ from ovos_agentic_loop._confirmation.question import TOO_LARGE, declined, no_suc
 from ovos_agentic_loop._turn.closing import finish
 from ovos_agentic_loop._turn.decisions import AskFirst, CarryOut, Correct, Finish, ForceAnswer
 from ovos_agentic_loop._turn.state import TurnState
+from ovos_agentic_loop.events import ConfirmStep, Notice
 
 __all__ = ["answer_to_question", "ask_first", "held"]
 
@@ -38,7 +39,7 @@ def held(turn: TurnState, calls: list[ToolCall]) -> AskFirst | Correct | ForceAn
         )
     others = [c.name for c in calls if c is not waiting]
     if others:
-        turn.emit("notice", message=f"not run before the user answers the question: {others}")
+        turn.emit(Notice(message=f"not run before the user answers the question: {others}"))
     return AskFirst(proposal)
 
 
@@ -51,10 +52,10 @@ def answer_to_question(turn: TurnState) -> Finish | CarryOut | None:
     decided = turn.setup.confirm.claim(pending)
     verdict = reply.verdict if decided else Verdict.OTHER
     turn.emit(
-        "confirm", tool=pending.tool, arguments=pending.arguments, id=pending.id, decision=verdict.value
+        ConfirmStep(tool=pending.tool, arguments=pending.arguments, id=pending.id, decision=verdict.value)
     )
     if not decided:
-        turn.emit("notice", message="that question was already answered; the reply is a new message")
+        turn.emit(Notice(message="that question was already answered; the reply is a new message"))
     if verdict is Verdict.NO:
         return Finish(declined(turn.lang), "declined")
     if verdict is Verdict.OTHER:
@@ -67,12 +68,13 @@ def answer_to_question(turn: TurnState) -> Finish | CarryOut | None:
 def ask_first(turn: TurnState, proposal: Proposal) -> AgentMessage:
     pending = proposal.pending
     turn.emit(
-        "confirm",
-        tool=pending.tool,
-        arguments=pending.arguments,
-        id=pending.id,
-        decision="asked",
-        question=proposal.question,
-        token=proposal.token,
+        ConfirmStep(
+            tool=pending.tool,
+            arguments=pending.arguments,
+            id=pending.id,
+            decision="asked",
+            question=proposal.question,
+            token=proposal.token,
+        )
     )
     return finish(turn, proposal.question, "confirm", content=proposal.spoken)

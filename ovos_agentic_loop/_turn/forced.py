@@ -22,13 +22,14 @@ from ovos_agentic_loop._turn.endings import (
 from ovos_agentic_loop._turn.model_call import Pass, call
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.transcript import forced_messages
+from ovos_agentic_loop.events import Notice
 
 __all__ = ["forced_answer", "grounded"]
 
 
 def forced_answer(turn: TurnState, reason: str, stream: bool) -> Generator[str, None, AgentMessage]:
     """One last call without tools, asking for the best answer from what is known."""
-    turn.emit("notice", message=f"forcing a final answer: {reason}")
+    turn.emit(Notice(message=f"forcing a final answer: {reason}"))
     instruction = forced_instruction(reason, turn.setup.config.max_iterations)
     messages = forced_messages(
         turn.persona_instructions(), turn.incoming, turn.transcript, turn.outcomes, instruction
@@ -49,12 +50,12 @@ def grounded(turn: TurnState, answer: str, reason: str) -> str:
     texts = latest_values(view)
     values = ResultValues.of(texts)
     if placeholder_in(answer):
-        turn.emit("notice", message="the forced answer holds a placeholder for its value")
+        turn.emit(Notice(message="the forced answer holds a placeholder for its value"))
         return NOT_FOUND
     if not answer:
         apology = out_of_steps(turn.setup.config.max_iterations) if reason == "max_iterations" else NO_ANSWER
         return apology if values is None else f"{apology} {plain_result(texts)}"
     if values is not None and values.contradicted_by(answer, view.known_numbers, turn.lang):
-        turn.emit("notice", message="the forced answer contradicts the results; the loop says them")
+        turn.emit(Notice(message="the forced answer contradicts the results; the loop says them"))
         return f"{answer} {plain_result(texts)}"
     return answer

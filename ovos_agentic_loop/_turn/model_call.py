@@ -15,6 +15,7 @@ from ovos_agentic_loop._text.stream_gate import MAX_STREAMED_CHARS, FinalAnswerG
 from ovos_agentic_loop._turn.brain_call import call_brain
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.transcript import rendered
+from ovos_agentic_loop.events import ModelCall
 
 __all__ = ["STOP_SEQUENCES", "Gate", "Pass", "ask_with_tools", "call", "unspoken", "warm_up"]
 
@@ -129,14 +130,15 @@ def _makes_calls(turn: TurnState, reply: AgentMessage) -> bool:
 
 def _emit_model_call(turn: TurnState, reply: AgentMessage, started: float, streamed_chars: int) -> None:
     turn.emit(
-        "model_call",
-        iteration=turn.count.used,
-        duration_s=round(time.monotonic() - started, 4),
-        tool_calls=[c.name for c in reply.tool_calls or []],
-        chars=len(reply.content or ""),
-        usage=getattr(reply, "usage", None),
-        timings=getattr(reply, "timings", None),
-        streamed_chars=streamed_chars,
+        ModelCall(
+            iteration=turn.count.used,
+            duration_s=round(time.monotonic() - started, 4),
+            tool_calls=[c.name for c in reply.tool_calls or []],
+            chars=len(reply.content or ""),
+            usage=getattr(reply, "usage", None),
+            timings=getattr(reply, "timings", None),
+            streamed_chars=streamed_chars,
+        )
     )
 
 

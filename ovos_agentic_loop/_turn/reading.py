@@ -23,6 +23,7 @@ from ovos_agentic_loop._turn.decisions import (
 from ovos_agentic_loop._turn.repeats import signature
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.tool_steps import offer_called
+from ovos_agentic_loop.events import Notice
 
 __all__ = ["EMPTY_REPLY", "REPEATED_RESULT", "UNREADABLE_CALL", "decide"]
 
@@ -68,7 +69,7 @@ def _judge(turn: TurnState, answer: str, parsed: ParsedReply) -> Decision:
         case MakeCall(why, name, arguments):
             # The call the answer described, or the read it skipped: the loop makes it, as if the
             # model had (told to, the bundled model says it will, or that it cannot).
-            turn.emit("notice", message=f"the answer does not stand ({why}); making the call")
+            turn.emit(Notice(message=f"the answer does not stand ({why}); making the call"))
             made = ParsedReply(calls=[ParsedCall(name, arguments)], kept_text="")
             return _decide_calls(turn, AgentMessage(MessageRole.ASSISTANT, ""), made, by_loop=True)
         case _:
@@ -87,7 +88,7 @@ def _decide_calls(
     if caller_calls and not own_calls:
         return HandToCaller(caller_calls)
     if caller_calls:  # mixed: run ours now; the model asks for the caller's again later
-        turn.emit("notice", message=f"caller tool calls deferred: {[c.name for c in caller_calls]}")
+        turn.emit(Notice(message=f"caller tool calls deferred: {[c.name for c in caller_calls]}"))
     # The text protocol keeps what the model wrote (up to the invented rest); native keeps it clean.
     text = parsed.kept_text if turn.setup.text_mode else ""
     checked = turn.rules.check_calls(turn.view(), own_calls)

@@ -12,7 +12,7 @@ import datetime as dt
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
@@ -35,12 +35,12 @@ from ovos_agentic_loop._turn.repeats import CallHistory
 from ovos_agentic_loop._turn.timings import TurnTimings
 from ovos_agentic_loop._turn.transcript import fold_system, persona_instructions
 from ovos_agentic_loop.config import LoopConfig
-from ovos_agentic_loop.events import StepKind
+from ovos_agentic_loop.events import Final, ModelCall, StepEvent, TurnStart
 
 __all__ = ["CallCount", "TurnSetup", "TurnState"]
 
 #: The events that name the session key (the other kinds keep their data as it was).
-_KEYED_EVENTS = frozenset({"turn_start", "model_call", "final"})
+_KEYED_EVENTS = (TurnStart, ModelCall, Final)  # the events that carry the session key
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class TurnSetup:
     toolset: ToolSet
     text_mode: bool
     executor: DaemonPool
-    emit: Callable[[StepKind, str, dict[str, Any]], None]
+    emit: Callable[[StepEvent], None]
     #: Which calls wait for the user's yes, and the key of their questions (None: none ever waits).
     confirm: Confirmation | None = None
     #: The world the rules read, injected: today's date and where a program is installed.
@@ -134,14 +134,17 @@ class TurnState:
     def mode(self) -> str:
         return "text" if self.setup.text_mode else "native"
 
-    def emit(self, kind: StepKind, **data: Any) -> None:
-        """A step event of this turn (its session), to the engine's log, bus and listeners."""
-        self.timings.observe(kind, data)
-        if kind == "final":
-            data["timings"] = self.timings.summary(time.monotonic() - self.started)
-        if kind in _KEYED_EVENTS:
-            data["session_key"] = self.session_key
-        self.setup.emit(kind, self.session_id, data)
+    def emit(self, event: StepEvent) -> None:
+        """A step event of this turn, built typed where it happens (``Notice(message=...)``): given
+        this turn's session (and key, and on the ``final`` event its timings), to the engine's log,
+        bus and listeners."""
+        self.timings.observe(event)
+        extra: dict[str, Any] = {"session_id": self.session_id}
+        if isinstance(event, Final):
+            extra["timings"] = self.timings.summary(time.monotonic() - self.started)
+        if isinstance(event, _KEYED_EVENTS):
+            extra["session_key"] = self.session_key
+        self.setup.emit(replace(event, **extra))
 
     def view(self, answer: str = "") -> TurnView:
         """The turn as the reactions see it (read-only), with ``answer`` under judgement."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ovos_agentic_loop.events import ModelCall, StepEvent, ToolResult
+
 __all__ = ["TurnTimings"]
 
 
@@ -23,13 +25,13 @@ class TurnTimings:
     model_calls: int = 0
     tool_calls: int = 0
 
-    def observe(self, kind: str, data: dict[str, Any]) -> None:
-        if kind == "model_call":
+    def observe(self, event: StepEvent) -> None:
+        if isinstance(event, ModelCall):
             self.model_calls += 1
-            self.model_s += float(data.get("duration_s") or 0.0)
-        elif kind == "tool_result":
+            self.model_s += event.duration_s
+        elif isinstance(event, ToolResult):
             self.tool_calls += 1
-            self.tools_s += float(data.get("duration_s") or 0.0)
+            self.tools_s += event.duration_s
 
     def summary(self, total_s: float) -> dict[str, Any]:
         """The ``timings`` of a ``final`` event: seconds (4 decimals) and counts."""

@@ -11,12 +11,13 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 from ovos_agentic_loop._tools.observations import ToolOutcome, held_back, not_run_again, run_calls
 from ovos_agentic_loop._tools.selection import FIND_TOOLS
 from ovos_agentic_loop._turn.state import TurnState
+from ovos_agentic_loop.events import Notice, ToolCallStep, ToolResult
 
 __all__ = ["correct", "offer_called", "recheck", "remind", "run_tools"]
 
 
 def correct(turn: TurnState, message: str, notice: str, kept: str | None) -> None:
-    turn.emit("notice", message=notice)
+    turn.emit(Notice(message=notice))
     if kept is not None:
         turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, kept))
     turn.transcript.append(AgentMessage(MessageRole.USER, message))
@@ -24,7 +25,7 @@ def correct(turn: TurnState, message: str, notice: str, kept: str | None) -> Non
 
 def remind(turn: TurnState, calls: list[ToolCall], text: str) -> None:
     """Answer calls that all repeat calls which succeeded this turn without running them."""
-    turn.emit("notice", message=f"not run again (results already given): {[c.name for c in calls]}")
+    turn.emit(Notice(message=f"not run again (results already given): {[c.name for c in calls]}"))
     turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
     for call in calls:
         turn.add_result(not_run_again(call, turn.history.result_of(call)))
@@ -32,7 +33,7 @@ def remind(turn: TurnState, calls: list[ToolCall], text: str) -> None:
 
 def recheck(turn: TurnState, calls: list[ToolCall], message: str, text: str) -> None:
     """Answer a reply's calls with what to check in them, without running any."""
-    turn.emit("notice", message=f"not run, to be checked: {[c.name for c in calls]}: {message}")
+    turn.emit(Notice(message=f"not run, to be checked: {[c.name for c in calls]}: {message}"))
     turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
     for call in calls:
         turn.add_result(held_back(call, message))
@@ -43,21 +44,23 @@ def run_tools(turn: TurnState, calls: list[ToolCall], text: str) -> None:
     for call in calls:
         owner = turn.setup.toolset.owners.get(call.name)
         turn.emit(
-            "tool_call",
-            name=call.name,
-            arguments=call.arguments,
-            call_id=call.id,
-            owner=owner.toolbox_id if owner is not None else "unknown",
+            ToolCallStep(
+                name=call.name,
+                arguments=call.arguments,
+                call_id=call.id,
+                owner=owner.toolbox_id if owner is not None else "unknown",
+            )
         )
     for outcome in _execute(turn, calls):
         turn.emit(
-            "tool_result",
-            name=outcome.call.name,
-            call_id=outcome.call.id,
-            ok=outcome.ok,
-            duration_s=round(outcome.duration_s, 4),
-            result=outcome.observation if outcome.ok else None,
-            error=outcome.error,
+            ToolResult(
+                name=outcome.call.name,
+                call_id=outcome.call.id,
+                ok=outcome.ok,
+                duration_s=round(outcome.duration_s, 4),
+                result=outcome.observation if outcome.ok else None,
+                error=outcome.error,
+            )
         )
         turn.add_result(replace(outcome, note=turn.history.record(outcome)))
 
@@ -86,4 +89,4 @@ def offer_called(turn: TurnState, calls: list[ToolCall]) -> None:
     offered runs, and is offered from now on (its schema is then in the request)."""
     added = turn.offered.offer(c.name for c in calls) if turn.offered is not None else []
     if added:
-        turn.emit("notice", message=f"called outside the shortlist, now offered: {added}")
+        turn.emit(Notice(message=f"called outside the shortlist, now offered: {added}"))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from dataclasses import replace
-from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, ToolCall
 
@@ -47,7 +46,7 @@ from ovos_agentic_loop._turn.model_call import Gate
 from ovos_agentic_loop._turn.reading import UNREADABLE_CALL, decide
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
-from ovos_agentic_loop.events import StepKind
+from ovos_agentic_loop.events import Notice, StepEvent, TurnStart
 
 __all__ = ["Turn"]
 
@@ -58,7 +57,7 @@ class Turn(TurnState):
     # -- the dispatcher ---------------------------------------------------------------
     def run(self, stream: bool = False) -> Generator[str, None, AgentMessage]:
         shortlisted = {"offered": [t.name for t in self.offered.tools()]} if self.offered else {}
-        self.emit("turn_start", mode=self.mode, tools=self.setup.toolset.names, **shortlisted)
+        self.emit(TurnStart(mode=self.mode, tools=self.setup.toolset.names, data=shortlisted))
         try:
             while True:
                 decision = yield from self._next(stream)
@@ -69,7 +68,7 @@ class Turn(TurnState):
                         return closing.hand_to_caller(self, calls)
                     case ForceAnswer(reason, notice):
                         if notice:
-                            self.emit("notice", message=notice)
+                            self.emit(Notice(message=notice))
                         return (yield from forced_answer(self, reason, stream))
                     case Correct(message, notice, kept):
                         tool_steps.correct(self, message, notice, kept)
@@ -92,7 +91,7 @@ class Turn(TurnState):
         except BrainError as exc:
             if not closing.answer_begun(self):  # no answer said yet: the caller's fallback can still answer
                 raise
-            self.emit("notice", message=f"the model's reply broke off: {exc}")
+            self.emit(Notice(message=f"the model's reply broke off: {exc}"))
             return closing.cut_short(self, "stream_cut", CUT_BY_BRAIN)
 
     def _next(self, stream: bool) -> Generator[str, None, Decision]:
@@ -144,7 +143,7 @@ class Turn(TurnState):
         self,
         incoming: list[AgentMessage],
         *,
-        emit: Callable[[StepKind, str, dict[str, Any]], None],
+        emit: Callable[[StepEvent], None],
         max_iterations: int,
     ) -> Turn:
         """A ReAct run inside this turn: the same brain, tools, deadline, call budget and limits; its own
@@ -186,4 +185,4 @@ class Turn(TurnState):
 
     def progress(self, message: str) -> None:
         """Tell a waiting user what takes the time (a ``notice`` step with ``progress``: True)."""
-        self.emit("notice", message=message, progress=True)
+        self.emit(Notice(message=message, progress=True))

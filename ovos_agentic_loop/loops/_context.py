@@ -32,7 +32,7 @@ from ovos_agentic_loop._turn.brain_call import BrainCallTimeout
 from ovos_agentic_loop._turn.endings import NO_ANSWER, answer_of, out_of_steps, out_of_time
 from ovos_agentic_loop._turn.transcript import conversation
 from ovos_agentic_loop._turn.turn import Turn
-from ovos_agentic_loop.events import StepKind
+from ovos_agentic_loop.events import Final, Plan, StepEvent, StrategyStep, TurnStart
 from ovos_agentic_loop.loops._gates import Gate
 
 __all__ = ["AskedFirst", "BudgetSpent", "LoopContext", "Strategy", "SubResult", "drive"]
@@ -93,7 +93,7 @@ def drive(strategy: Strategy, turn: Turn, *, stream: bool) -> Generator[str, Non
     ctx = LoopContext(turn, stream=stream, loop=strategy.name)
     setup = turn.setup
     turn.emit(
-        "turn_start", mode="text" if setup.text_mode else "native", tools=setup.toolset.names, loop=ctx.loop
+        TurnStart(mode="text" if setup.text_mode else "native", tools=setup.toolset.names, loop=ctx.loop)
     )
     try:
         return (yield from strategy.run(ctx))
@@ -139,11 +139,11 @@ class LoopContext:
 
     def step(self, phase: str, text: str, **data: Any) -> None:
         """A ``strategy_step`` event: a critique, a score, a sub-answer."""
-        self.turn.emit("strategy_step", loop=self.loop, phase=phase, text=text, **data)
+        self.turn.emit(StrategyStep(loop=self.loop, phase=phase, text=text, data=data))
 
     def plan(self, steps: list[str], revision: int) -> None:
         """A ``plan`` event."""
-        self.turn.emit("plan", steps=list(steps), revision=revision)
+        self.turn.emit(Plan(steps=list(steps), revision=revision))
 
     # -- primitives ---------------------------------------------------------------------
     def ask(self, instruction: str, prompt: str, *, history: bool = True) -> str:
@@ -182,14 +182,15 @@ class LoopContext:
         loop = self.loop
         emit = self.turn.setup.emit
 
-        def relay(kind: StepKind, session_id: str, data: dict[str, Any]) -> None:
-            if kind == "turn_start":
+        def relay(event: StepEvent) -> None:
+            if isinstance(event, TurnStart):
                 return  # the turn started once, with this loop's name
-            if kind == "final":  # the sub-run's answer is a step of this loop, not the turn's end
-                answer, reason = str(data.get("answer", "")), data.get("reason")
-                kind = "strategy_step"
-                data = {"loop": loop, "phase": "sub_answer", "text": answer, "task": task, "reason": reason}
-            emit(kind, session_id, data)
+            if isinstance(event, Final):  # the sub-run's answer is a step of this loop, not the turn's end
+                extra = {"task": task, "reason": event.reason}
+                event = StrategyStep(
+                    session_id=event.session_id, loop=loop, phase="sub_answer", text=event.answer, data=extra
+                )
+            emit(event)
 
         sub = self.turn.sub_turn(incoming, emit=relay, max_iterations=limit)
         result = _drain(sub.run(stream=False))

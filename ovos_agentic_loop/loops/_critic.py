@@ -16,6 +16,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop._text.protocol import clean_answer
+from ovos_agentic_loop.events import Notice
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext
 from ovos_agentic_loop.loops._parsing import parse_items, parse_verdict
 from ovos_agentic_loop_settings import StrictSection
@@ -85,7 +86,7 @@ class Critic:
                     break  # the critic cannot move it further
                 current = revised
         except BudgetSpent:
-            ctx.turn.emit("notice", message="the turn's model calls are spent; keeping the latest answer")
+            ctx.turn.emit(Notice(message="the turn's model calls are spent; keeping the latest answer"))
         return (yield from ctx.answer(current, draft.reason if current == draft.text else "answer"))
 
     @staticmethod

@@ -14,6 +14,7 @@ from collections.abc import Generator
 from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import ConfigDict, Field
 
+from ovos_agentic_loop.events import Notice
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext, SubResult
 from ovos_agentic_loop.loops._parsing import parse_items
 from ovos_agentic_loop_settings import StrictSection
@@ -64,7 +65,7 @@ class PlanExecute:
             steps = parse_items(ctx.ask(self._prompt(_PLANNER, ctx), ctx.question), limit=s.max_steps)
             ctx.plan(steps, revision=0)
             if not steps:  # no plan: the ReAct loop on the whole question beats guessing
-                ctx.turn.emit("notice", message="the plan could not be read; solving the request directly")
+                ctx.turn.emit(Notice(message="the plan could not be read; solving the request directly"))
                 return (yield from self._direct(ctx))
             if len(steps) == 1:
                 return (yield from self._direct(ctx))
@@ -82,7 +83,7 @@ class PlanExecute:
                     steps = parse_items(ctx.ask(self._prompt(_REPLANNER, ctx), prompt), limit=s.max_steps)
                     ctx.plan(steps, revision=replans)
         except BudgetSpent:
-            ctx.turn.emit("notice", message="the turn's model calls are spent; answering from the steps done")
+            ctx.turn.emit(Notice(message="the turn's model calls are spent; answering from the steps done"))
         if not done:
             return (yield from ctx.gave_up())
         prompt = f"Request: {ctx.question}\n\nStep results:\n{_results(done)}"

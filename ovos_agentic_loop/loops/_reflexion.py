@@ -13,6 +13,7 @@ from collections.abc import Generator
 from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import ConfigDict, Field
 
+from ovos_agentic_loop.events import Notice
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext, SubResult
 from ovos_agentic_loop.loops._parsing import parse_verdict
 from ovos_agentic_loop_settings import StrictSection
@@ -65,7 +66,7 @@ class Reflexion:
                 lessons.append(lesson)
                 ctx.step("reflection", lesson, attempt=attempt)
         except BudgetSpent:
-            ctx.turn.emit("notice", message="the turn's model calls are spent; keeping the last answer")
+            ctx.turn.emit(Notice(message="the turn's model calls are spent; keeping the last answer"))
         if last is None:
             return (yield from ctx.gave_up())
         return (yield from ctx.answer(last.text, last.reason))

@@ -17,6 +17,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop._text.protocol import clean_answer
+from ovos_agentic_loop.events import Notice
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext
 from ovos_agentic_loop.loops._gates import MarkerGate, after_marker
 from ovos_agentic_loop_settings import StrictSection
@@ -83,13 +84,13 @@ class SelfAsk:
                 if len(asked) >= self.settings.max_follow_ups:
                     break
                 if any(question.lower() == q.lower() for q, _ in asked):
-                    ctx.turn.emit("notice", message=f"follow-up asked twice ({question!r}); answering now")
+                    ctx.turn.emit(Notice(message=f"follow-up asked twice ({question!r}); answering now"))
                     break
                 result = ctx.solve(question)
                 asked.append((question, result.text))
                 ctx.step("intermediate_answer", result.text, question=question)
         except BudgetSpent:
-            ctx.turn.emit("notice", message="the turn's model calls are spent; answering from what is known")
+            ctx.turn.emit(Notice(message="the turn's model calls are spent; answering from what is known"))
         fallback = asked[-1][1] if asked else ""
         return (yield from ctx.answer_from(_SYNTHESIS, self._prompt(ctx, asked), fallback=fallback))
 

@@ -20,6 +20,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import ConfigDict, Field
 
 from ovos_agentic_loop._text.protocol import clean_answer
+from ovos_agentic_loop.events import Notice
 from ovos_agentic_loop.loops._context import BudgetSpent, LoopContext
 from ovos_agentic_loop.loops._parsing import parse_items, parse_scores
 from ovos_agentic_loop_settings import StrictSection
@@ -88,7 +89,7 @@ class TreeOfThoughts:
                     break
         except BudgetSpent:
             ctx.turn.emit(
-                "notice", message="the turn's model calls are spent; going with the best thought so far"
+                Notice(message="the turn's model calls are spent; going with the best thought so far")
             )
         best = beam[0]
         if ctx.tool_names and ctx.remaining >= 2:
