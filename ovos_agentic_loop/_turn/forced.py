@@ -34,18 +34,33 @@ def forced_answer(turn: TurnState, reason: str, stream: bool) -> Generator[str, 
     messages = forced_messages(
         turn.persona_instructions(), turn.incoming, turn.transcript, turn.outcomes, instruction
     )
+    # With numbers among the results, the answer is held until it is judged: a guess the results
+    # contradict is replaced by them, and the voice must not have said the guess first (one
+    # value per quantity, never "It is 350. The result was: 352.5.").
+    hold = stream and ResultValues.of(latest_values(turn.view())) is not None
     reply = yield from call(
-        turn, turn.for_brain(messages), stream=stream, tools=None, gate=Pass(), counted=turn.every_call_counts
+        turn,
+        turn.for_brain(messages),
+        stream=stream,
+        tools=None,
+        gate=Pass(),
+        counted=turn.every_call_counts,
+        hold=hold,
+        release=lambda _written: False,  # judged only once whole (the text is kept while held)
     )
     answer = answer_of(reply.content or "", turn.setup.toolset.names)
-    return finish(turn, grounded(turn, answer, reason), reason)
+    final = grounded(turn, answer, reason)
+    if answer and final != answer and turn.gate is not None:
+        turn.gate.held = ""  # the held guess is dropped unheard; the final answer is said instead
+    return finish(turn, final, reason)
 
 
 def grounded(turn: TurnState, answer: str, reason: str) -> str:
     """A forced answer that is no answer, or holds a number the results contradict (a wrong or
-    mangled value), gets the latest results said plainly: the user hears the result, not a
-    guess or only an apology. An answer without numbers ("Shakespeare wrote it.") stands; one
-    with a slot where its value belongs ("[YourUsername]") is an honest "could not find out"."""
+    mangled value), is replaced by the latest results said plainly: the user hears the result,
+    once, not a guess beside it or only an apology. An answer without numbers ("Shakespeare wrote
+    it.") stands; one with a slot where its value belongs ("[YourUsername]") is an honest "could
+    not find out"."""
     view = turn.view()
     texts = latest_values(view)
     values = ResultValues.of(texts)
@@ -57,5 +72,5 @@ def grounded(turn: TurnState, answer: str, reason: str) -> str:
         return apology if values is None else f"{apology} {plain_result(texts)}"
     if values is not None and values.contradicted_by(answer, view.known_numbers, turn.lang):
         turn.emit(Notice(message="the forced answer contradicts the results; the loop says them"))
-        return f"{answer} {plain_result(texts)}"
+        return plain_result(texts)
     return answer

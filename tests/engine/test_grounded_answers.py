@@ -40,17 +40,15 @@ def test_the_echo_of_an_argument_is_no_result_an_answer_states() -> None:
     answer = engine_with(brain, maths()).continue_chat(
         user("whats fifteen percent of two thousand three hundred and fifty")
     )
-    assert answer.content == f"{forced} The result was: 352.5."
+    assert answer.content == "The result was: 352.5."  # one value for the quantity, not two
 
 
 @pytest.mark.parametrize(
     ("forced", "expected"),
     [
-        # mangled into words that do not say 352.5: the loop says the result
-        (
-            "It is thirty-five twenty-five.",
-            "It is thirty-five twenty-five. The result was: 352.5.",
-        ),
+        # mangled into words that do not say 352.5: the loop says the result instead
+        ("It is thirty-five twenty-five.", "The result was: 352.5."),
+        ("It is 350.", "The result was: 352.5."),
         # said in words that do say it: left alone
         ("It is three hundred fifty-two point five.", "It is three hundred fifty-two point five."),
         ("It is 352.5.", "It is 352.5."),
@@ -62,6 +60,19 @@ def test_a_forced_answer_states_the_result(forced: str, expected: str) -> None:
     assert engine.continue_chat(user("15% of 2350?")).content == expected
     assert brain.calls[-1].tools == []  # it was the forced answer
     brain.assert_complete()
+
+
+def test_a_contradicted_forced_answer_is_never_spoken_before_the_result() -> None:
+    """By voice: the guess is held while it streams, and only the result is heard."""
+    brain = ScriptedBrain([PERCENT, PERCENT, "It is 350."])
+    said = list(engine_with(brain, maths()).stream_sentences(user("15% of 2350?")))
+    assert " ".join(said).strip() == "The result was: 352.5."
+
+
+def test_a_forced_answer_the_results_bear_out_is_spoken_as_written() -> None:
+    brain = ScriptedBrain([PERCENT, PERCENT, "It is 352.5. That is fifteen percent."])
+    said = list(engine_with(brain, maths()).stream_sentences(user("15% of 2350?")))
+    assert " ".join(s.strip() for s in said) == "It is 352.5. That is fifteen percent."
 
 
 def test_in_another_language_the_number_in_words_is_read_in_that_language() -> None:
@@ -112,7 +123,7 @@ def test_a_wrong_number_in_digits_is_still_a_contradiction() -> None:
         ]
     )
     answer = engine_with(brain, maths()).continue_chat(user("whats seven minus twelve"))
-    assert answer.content.startswith("Seven minus twelve is 19.") and "-5" in answer.content
+    assert "-5" in answer.content and "19" not in answer.content  # the result, and not the guess
     brain.assert_complete()
 
 
