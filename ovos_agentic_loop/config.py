@@ -70,11 +70,9 @@ RuleName = Literal[
     "placeholder",
     "head_arithmetic",
     "unstated_result",
-    "file_operand",
     "dropped_sign",
     "unsaid_year",
     "unsaid_operands",
-    "copied_example",
 ]
 
 

@@ -109,25 +109,6 @@ def test_sent_back_once_then_the_call_runs() -> None:
     brain.assert_complete()
 
 
-def test_a_call_with_the_tool_descriptions_example_is_not_run() -> None:
-    """From the spoken suite's tune half: after its result, solve_equation was called with the
-    examples of its own description ("x^2 - 5x + 6 = 0", "2x + 3 = 7")."""
-    brain = ScriptedBrain(
-        [
-            tool_call("evaluate_expression", expression="320 * 0.25"),
-            tool_call("solve_equation", equation="2x + 3 = 7"),
-            "It is 80.",
-        ]
-    )
-    answer = engine_with(brain, maths()).continue_chat(
-        user("whats twenty five percent of three hundred and twenty")
-    )
-    assert answer.content == "It is 80."
-    held = brain.calls[2].last
-    assert held.content.startswith("Not run: '2x + 3 = 7' is the example in solve_equation's description")
-    brain.assert_complete()
-
-
 def test_the_example_runs_when_the_user_asked_it() -> None:
     brain = ScriptedBrain([tool_call("solve_equation", equation="2x + 3 = 7"), "x is 2."])
     engine_with(brain, maths()).continue_chat(user("solve 2x + 3 = 7"))

@@ -114,23 +114,6 @@ def test_unstated_result_alone() -> None:
     assert _found("unstated_result", view.with_answer("It is 42.")) is None
 
 
-def test_file_operand_alone() -> None:
-    read = _call("read_file", path="scores.csv")
-    transcript = [
-        AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[read]),
-        AgentMessage(MessageRole.TOOL, "3,4", tool_call_id=read.id, name=read.name),
-    ]
-    outcomes = {
-        2: ToolOutcome(read, Status.OK, "3,4", 0.0, output={"path": "scores.csv", "content": "3\n4\n"})
-    }
-    view = _view("Add the scores in scores.csv", *transcript, outcomes=outcomes)
-    found = _found(
-        "file_operand", view.with_calls([_call("evaluate_expression", expression="sum(scores.csv)")])
-    )
-    assert (found.path, found.numbers) == ("scores.csv", ("3", "4"))
-    assert _found("file_operand", view.with_calls([_call("evaluate_expression", expression="3+4")])) is None
-
-
 def test_dropped_sign_alone() -> None:
     view = _view("whats minus five celsius in fahrenheit")
     found = _found("dropped_sign", view.with_calls([_call("evaluate_expression", expression="5*9/5+32")]))
@@ -167,15 +150,6 @@ def test_unsaid_operands_alone() -> None:
         _found("unsaid_operands", view.with_calls([_call("evaluate_expression", expression="0.15 * 2350")]))
         is None
     )
-
-
-def test_copied_example_alone() -> None:
-    view = _view("How many days until my birthday?")
-    assert (
-        _found("copied_example", view.with_calls([_call("days_between", end_date="2026-12-25")])).value
-        == "2026-12-25"
-    )
-    assert _found("copied_example", view.with_calls([_call("days_between", end_date="2026-06-01")])) is None
 
 
 @pytest.mark.parametrize("name", RULE_NAMES)
