@@ -12,8 +12,7 @@ import datetime as dt
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
@@ -139,12 +138,14 @@ class TurnState:
         this turn's session (and key, and on the ``final`` event its timings), to the engine's log,
         bus and listeners."""
         self.timings.observe(event)
-        extra: dict[str, Any] = {"session_id": self.session_id}
+        # Filled in place, not with dataclasses.replace: a second construction of every event
+        # (three a step) is per-step cost. ``data`` mirrors the typed fields, so both are set.
+        event.session_id = self.session_id
         if isinstance(event, Final):
-            extra["timings"] = self.timings.summary(time.monotonic() - self.started)
+            event.timings = event.data["timings"] = self.timings.summary(time.monotonic() - self.started)
         if isinstance(event, _KEYED_EVENTS):
-            extra["session_key"] = self.session_key
-        self.setup.emit(replace(event, **extra))
+            event.session_key = event.data["session_key"] = self.session_key
+        self.setup.emit(event)
 
     def view(self, answer: str = "") -> TurnView:
         """The turn as the reactions see it (read-only), with ``answer`` under judgement."""
