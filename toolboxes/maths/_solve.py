@@ -45,6 +45,7 @@ class Solution:
     solutions: list[str] = field(default_factory=list)
     decimal: list[float] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    reading: str | None = None  # how a text that was no "left = right" equation was read
 
     def add(self, text: str, value: float) -> None:
         if not any(math.isclose(value, seen, rel_tol=1e-9, abs_tol=1e-12) for seen in self.decimal):
@@ -56,24 +57,46 @@ class Solution:
         self.decimal, self.solutions = [p[0] for p in pairs], [p[1] for p in pairs]
 
 
+class NotAnEquation(MathError):
+    """A text with no '=' and no unknown: a calculation, which the toolbox evaluates instead."""
+
+
 def solve(equation: str) -> Solution:
-    """Solve ``left = right`` (or ``expression = 0`` when there is no '=') for its one unknown."""
+    """Solve ``left = right`` (or ``expression = 0`` when there is no '=') for its one unknown.
+
+    Raises :class:`NotAnEquation` for a text with neither an '=' nor an unknown."""
     sides = equation.replace("==", "=").split("=")
     if len(sides) > 2:
-        raise MathError("write one equation with a single '=', such as '2*x + 3 = 7'")
+        raise MathError("send equation with a single '=', such as '2*x + 3 = 7'")
     left = parse_expression(sides[0], "equation")
     right = parse_expression(sides[1], "equation") if len(sides) == 2 else ast.Constant(0)
     tree = ast.BinOp(left=left, op=ast.Sub(), right=right)
     unknowns = sorted(free_names(tree) - set(CONSTANTS) - set(FUNCTIONS))
+    if not unknowns and len(sides) == 1:
+        raise NotAnEquation(
+            "there is no '=' and no unknown, so this is a calculation: send it as expression to "
+            "evaluate_expression"
+        )
     if not unknowns:
+        # "3 = 3" asks no question a calculation answers: which one was meant is not guessed.
         raise MathError(
-            "the equation has no unknown; write one such as 'x^2 = 9', or use evaluate_expression"
+            "the equation has no unknown: send equation with one unknown, such as 'x^2 = 9', or only "
+            "the side to calculate, without '=', to get its value"
         )
     if len(unknowns) > 1:
         raise MathError(
-            f"only one unknown is supported, found {', '.join(unknowns)}; substitute known values"
+            f"only one unknown is supported, found {', '.join(unknowns)}: send equation with the known "
+            "values written as numbers, such as '2*x + 3 = 7'"
         )
     variable = unknowns[0]
+    found = _solve_tree(tree, variable)
+    if len(sides) == 1:
+        # Said, so that a model which sent a formula to fill in sees it was read as equal to zero.
+        found.reading = f"no '=' given: solved {sides[0].strip()} = 0 for {variable}"
+    return found
+
+
+def _solve_tree(tree: ast.expr, variable: str) -> Solution:
     poly = _to_poly(tree, variable, Evaluator())
     if poly is not None:
         try:
@@ -127,7 +150,10 @@ def _to_poly(node: ast.expr, variable: str, evaluator: Evaluator) -> Poly | None
 
 def _multiply(a: Poly, b: Poly) -> Poly:
     if len(a) + len(b) - 2 > MAX_DEGREE:
-        raise MathError(f"polynomials above degree {MAX_DEGREE} are not supported")
+        raise MathError(
+            f"polynomials above degree {MAX_DEGREE} are not supported; send equation of degree "
+            f"{MAX_DEGREE} at most"
+        )
     product: Poly = [0] * (len(a) + len(b) - 1)
     for i, x in enumerate(a):
         for j, y in enumerate(b):

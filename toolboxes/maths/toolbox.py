@@ -38,7 +38,7 @@ from ovos_agentic_loop_toolboxes.maths._eval import (
     terminating_decimal,
 )
 from ovos_agentic_loop_toolboxes.maths._parse import MAX_EXPRESSION_CHARS, SOURCE_NAME, parse_expression
-from ovos_agentic_loop_toolboxes.maths._solve import solve
+from ovos_agentic_loop_toolboxes.maths._solve import NotAnEquation, Solution, solve
 from ovos_agentic_loop_toolboxes.maths._temperature import check_temperature_formula
 from ovos_agentic_loop_toolboxes.maths._units import convert, is_unit, same_unit
 from ovos_agentic_loop_toolboxes.maths._words import (
@@ -99,15 +99,30 @@ class SolveEquationArgs(ToolArguments):
 
 class SolveEquationOutput(ToolOutput):
     equation: str = Field(description="The equation as given.")
-    variable: str = Field(description="The unknown solved for.")
+    variable: str = Field(description="The unknown solved for; empty when there was none.")
     solutions: list[str] = Field(
-        description="Real solutions, exact where possible, such as '2' or '1 + sqrt(2)'."
+        description="Real solutions, exact where possible, such as '2' or '1 + sqrt(2)'; for a "
+        "calculation (method 'evaluated'), its value."
     )
     decimal: list[float] = Field(description="The same solutions as decimal numbers, in the same order.")
     method: str = Field(
-        description="'linear', 'quadratic', 'polynomial' (exact/numeric) or 'numeric' (approximate)."
+        description="'linear', 'quadratic', 'polynomial' (exact/numeric), 'numeric' (approximate), or "
+        "'evaluated' (no '=' and no unknown: calculated as evaluate_expression does)."
     )
     note: str = Field("", description="No/complex solutions, or limits of the numeric search.")
+    # Optional and added last, so outputs built or read the old way stay valid: sent a calculation
+    # with no '=' three times in a row, the bundled model was refused each time and then did the
+    # compound interest in its head ($1687.32 for 1687.296).
+    result: str | None = Field(
+        None,
+        description="The value of a calculation sent with no '=' and no unknown, as evaluate_expression "
+        "gives it; null for an equation.",
+    )
+    reading: str | None = Field(
+        None,
+        description="How a text that is no 'left = right' equation was read (with no '=': solved as "
+        "equal to zero, or evaluated); null for an equation as written.",
+    )
 
 
 def _one_number(text: str) -> bool:
@@ -275,8 +290,7 @@ class MathToolBox(BundledToolBox):
         ]
 
     def evaluate_expression(self, args: EvaluateExpressionArgs) -> EvaluateExpressionOutput:
-        value, tree, read_as = self._calculate(args.expression)
-        check_temperature_formula(tree, value)
+        value, read_as = self._value(args.expression)
         fraction = isinstance(value, Fraction) and terminating_decimal(value) is None
         return EvaluateExpressionOutput(
             expression=args.expression,
@@ -285,6 +299,13 @@ class MathToolBox(BundledToolBox):
             decimal=approximate(value) if isinstance(value, Fraction) and fraction else None,
             exact=not isinstance(value, float),
         )
+
+    def _value(self, text: str) -> tuple[Number, str | None]:
+        """The calculator's value of ``text`` and the text it was read as: parsed, bounded and
+        checked the same way for evaluate_expression and for a calculation sent to solve_equation."""
+        value, tree, read_as = self._calculate(text)
+        check_temperature_formula(tree, value)
+        return value, read_as
 
     def _calculate(self, text: str) -> tuple[Number, ast.expr, str | None]:
         """The value of ``text``, its tree, and the text it was read as when it held words."""
@@ -317,12 +338,11 @@ class MathToolBox(BundledToolBox):
 
     def solve_equation(self, args: SolveEquationArgs) -> SolveEquationOutput:
         try:
-            found = solve(args.equation)
-        except ValueError as exc:
-            if len(args.equation) > MAX_EXPRESSION_CHARS:
-                raise  # too long to read for words: refused as it is, at once
-            letters = {w for w in re.findall(r"[^\W\d_]+", args.equation.lower()) if len(w) == 1}
-            found = solve(self._read_words(args.equation, exc, _KEEP | letters).text)
+            found = self._solve(args.equation)
+        except NotAnEquation:
+            # No '=' and no unknown: the value is what was asked for, so it is calculated (by the
+            # calculator's own parser and evaluator, with its bounds) instead of refused.
+            return self._evaluated(args.equation)
         return SolveEquationOutput(
             equation=args.equation,
             variable=found.variable,
@@ -330,6 +350,35 @@ class MathToolBox(BundledToolBox):
             decimal=found.decimal,
             method=found.method,
             note="; ".join(found.notes),
+            reading=found.reading,
+        )
+
+    def _solve(self, equation: str) -> Solution:
+        try:
+            return solve(equation)
+        except ValueError as exc:
+            if len(equation) > MAX_EXPRESSION_CHARS:
+                raise  # too long to read for words: refused as it is, at once
+            letters = {w for w in re.findall(r"[^\W\d_]+", equation.lower()) if len(w) == 1}
+            return solve(self._read_words(equation, exc, _KEEP | letters).text)
+
+    def _evaluated(self, text: str) -> SolveEquationOutput:
+        value, read_as = self._value(text)
+        shown = format_number(value)
+        reading = "no '=' given and no unknown: evaluated the expression"
+        try:
+            decimal = [float(value)]
+        except OverflowError:  # an exact whole number past 1e308: its digits are in result
+            decimal = []
+        return SolveEquationOutput(
+            equation=text,
+            variable="",
+            solutions=[shown],
+            decimal=decimal,
+            method="evaluated",
+            note="" if decimal else "the value is too large for a decimal number; result has its digits",
+            result=shown,
+            reading=f"{reading}, read as {read_as!r}" if read_as else reading,
         )
 
     def unit_convert(self, args: UnitConvertArgs) -> UnitConvertOutput:
