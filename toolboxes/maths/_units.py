@@ -11,6 +11,7 @@ import difflib
 import functools
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,11 @@ ALIASES = {
     "square miles": "mi**2",
     "cubic meters": "m**3",
     "cubic metres": "m**3",
+    # pint's 'gallon' is the US liquid gallon; 'us' alone is its microsecond.
+    "us gallon": "gallon",
+    "us gallons": "gallon",
+    "uk gallon": "imperial_gallon",
+    "uk gallons": "imperial_gallon",
 }
 # The word for "degree" in the languages the toolbox reads (see _core.language).
 _DEGREE_WORDS = frozenset(
@@ -78,6 +84,10 @@ _DEGREE_WORDS = frozenset(
      "gradi", "graden", "graad"}
 )  # fmt: skip
 _DEGREE_SIGN = re.compile(r"[°º]\s*([cf])", re.IGNORECASE)
+# A word of three letters or more: only words are read without their capitals ('Miles', 'INCHES');
+# a short symbol's case is its meaning ('NM' is a pilot's nautical mile, 'nm' a nanometre).
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")  # 'kilowatt-hours', never 'm^-2'
 _COMMON = [
     "meter", "kilometer", "centimeter", "millimeter", "mile", "yard", "foot", "inch", "gram", "kilogram",
     "pound", "ounce", "stone", "tonne", "liter", "milliliter", "gallon", "quart", "pint", "cup",
@@ -104,6 +114,8 @@ class Conversion:
     from_unit: str
     to_unit: str
     dimension: str
+    from_name: str = ""  # the units' full names, as read: 'mile', 'degree Fahrenheit'
+    to_name: str = ""
 
 
 @functools.lru_cache(maxsize=1)
@@ -126,7 +138,7 @@ def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
         quantity = ureg.Quantity(value, source)
         converted = quantity.to(target)
     except pint.errors.UndefinedUnitError as exc:
-        bad = from_unit if _undefined(source) else to_unit
+        what, bad = ("from_unit", from_unit) if _undefined(source) else ("to_unit", to_unit)
         if is_currency(bad):
             # Said plainly, with what to do instead: told only "unknown unit 'dollars' ... did you mean
             # 'molar'?", the bundled model sent the same dollars-to-euros call again until stopped.
@@ -135,28 +147,41 @@ def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
                 "currency the question used, unconverted"
             ) from None
         raise ValueError(
-            f"unknown unit {bad!r} ({exc}); {_suggest(bad)} Send unit symbols or English unit names, "
-            "such as 'kg', 'lb', 'km', 'mi', 'degC', 'degF', 'liters' (no currencies)"
+            f"unknown unit {bad!r} ({exc}); {_suggest(bad)} Send {what} as a unit symbol or an English "
+            "unit name, such as 'kg', 'lb', 'km', 'mi', 'degC', 'degF', 'liters' (no currencies)"
         ) from None
     except pint.errors.DimensionalityError:
+        measured = _dimension(ureg, source)
         raise ValueError(
-            f"cannot convert {from_unit!r} ({_dimension(ureg, source)}) to {to_unit!r} "
-            f"({_dimension(ureg, target)}): they measure different things"
+            f"cannot convert {from_unit!r} ({measured}) to {to_unit!r} "
+            f"({_dimension(ureg, target)}): they measure different things; send to_unit as a unit of "
+            f"{measured}, or check which units the user named"
         ) from None
     except (pint.errors.PintError, ArithmeticError, ValueError, TypeError, KeyError) as exc:
         raise ValueError(f"cannot convert {from_unit!r} to {to_unit!r}: {exc}") from None
     if _is_data(ureg, source) != _is_data(ureg, target):
         # pint treats bits and bytes as dimensionless, so it would convert KB to percent.
         raise ValueError(
-            f"cannot convert {from_unit!r} to {to_unit!r}: only one of them is an amount of data"
+            f"cannot convert {from_unit!r} to {to_unit!r}: only one of them is an amount of data; send "
+            "from_unit and to_unit both as units of data, such as 'MB' and 'MiB'"
         )
     _check_above_absolute_zero(ureg, quantity, value, from_unit)
     result = float(f"{float(converted.magnitude):.12g}")  # Hide float noise: 211.99999999999991 °F.
     if not math.isfinite(result):
         raise ValueError(f"{value:g} {from_unit} is too large to express in {to_unit} (above about 1e308)")
     return Conversion(
-        result, f"{quantity.units:~P}" or source, f"{converted.units:~P}", _dimension(ureg, source)
+        result,
+        f"{quantity.units:~P}" or source,
+        f"{converted.units:~P}",
+        _dimension(ureg, source),
+        _name(quantity.units),
+        _name(converted.units),
     )
+
+
+def _name(units: Any) -> str:
+    """A unit's full name as pint reads it: 'mile', 'kilometer / hour', 'degree Fahrenheit'."""
+    return f"{units}".replace("_", " ")
 
 
 def _check_above_absolute_zero(ureg: Any, quantity: Any, value: float, from_unit: str) -> None:
@@ -171,6 +196,8 @@ def _check_above_absolute_zero(ureg: Any, quantity: Any, value: float, from_unit
 
 
 def _unit(text: str, what: str) -> str:
+    """The unit text pint is given for ``text``: as written where pint reads it, else the first
+    other spelling of it that pint reads (see ``_spellings``), else as written (refused by name)."""
     cleaned = " ".join(text.strip().split())
     if not cleaned or len(cleaned) > MAX_UNIT_CHARS or not _UNIT_TEXT.fullmatch(cleaned):
         raise ValueError(
@@ -179,6 +206,32 @@ def _unit(text: str, what: str) -> str:
         )
     if _BIG_EXPONENT.search(cleaned) or not _plain_exponents(cleaned):
         raise ValueError(f"{what} {text!r} has an exponent above 9; use units such as 'm^2' or 'm^3'")
+    as_written = _canonical(cleaned)
+    if not _undefined(as_written):
+        return as_written
+    for spelling in _spellings(cleaned):
+        unit = _canonical(spelling)
+        if not _undefined(unit):
+            return unit
+    return as_written
+
+
+def _spellings(unit: str) -> Iterator[str]:
+    """Other ways ``unit`` is written, for one pint does not read as written: its words without
+    capitals ('Kilometers Per Hour'), a hyphen as pint's underscore or as a product
+    ('kilowatt-hours', 'newton-meter'), and words joined as pint names them ('short tons' is
+    short_ton, 'imperial gallons' imperial_gallon). Each keeps the text's own characters, so the
+    exponent checks made on it still hold."""
+    lowered = _WORD.sub(lambda word: word[0].lower(), unit)
+    found: list[str] = []
+    for text in (unit, lowered):
+        joined = _HYPHEN.sub("_", text)
+        found += [text, joined, _HYPHEN.sub(" ", text), "_".join(joined.split())]
+    yield from (spelling for spelling in dict.fromkeys(found) if spelling != unit)
+
+
+def _canonical(cleaned: str) -> str:
+    """``cleaned`` through the aliases and the degree words ('degrees celsius', '°c')."""
     for key in (cleaned, cleaned.lower()):
         if key in ALIASES:
             return ALIASES[key]
@@ -206,9 +259,10 @@ def _plain_exponents(unit: str) -> bool:
 def _undefined(unit: str) -> bool:
     import pint
 
+    # Not only PintError: 'kilowatt-hours' raised a TypeError in pint's parser.
     try:
         registry().parse_units(unit)
-    except pint.errors.PintError:
+    except (pint.errors.PintError, ValueError, TypeError, AttributeError, KeyError, ArithmeticError):
         return True
     return False
 

@@ -189,6 +189,13 @@ class UnitConvertOutput(ToolOutput):
     to_unit: str = Field(description="The target unit as understood.")
     dimension: str = Field(description="What is measured, such as 'length', 'temperature' or 'data'.")
     text: str = Field(description="The conversion as a sentence, such as '100 km/h = 62.1371192237 mph'.")
+    # Optional and last, so outputs built or read the old way stay valid. Units written as words
+    # ('Miles', 'kilowatt-hours') are read as the units they name: said, so a misreading shows.
+    read_as: str | None = Field(
+        None,
+        description="How each unit was read, such as: from_unit 'Miles' read as mile, to_unit 'km' as "
+        "kilometer.",
+    )
 
 
 class StatisticsSummaryArgs(ToolArguments):
@@ -398,6 +405,8 @@ class MathToolBox(BundledToolBox):
             to_unit=done.to_unit,
             dimension=done.dimension,
             text=f"{args.value:g} {done.from_unit} = {done.result:.12g} {done.to_unit}",
+            read_as=f"from_unit {args.from_unit!r} read as {done.from_name}, "
+            f"to_unit {args.to_unit!r} as {done.to_name}",
         )
 
     def statistics_summary(self, args: StatisticsSummaryArgs) -> StatisticsSummaryOutput:
