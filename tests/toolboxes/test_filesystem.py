@@ -107,7 +107,7 @@ def test_a_missing_file_names_the_close_ones(
     with pytest.raises(RuntimeError) as excinfo:
         make().call_tool("read_file", {"path": asked})
     assert isinstance(cause(excinfo), FileNotFoundError)
-    assert f"did you mean {suggested}" in str(cause(excinfo))
+    assert f"Similar names: {suggested}" in str(cause(excinfo))
 
 
 def test_read_file_reports_binary_and_missing(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:

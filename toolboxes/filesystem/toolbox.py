@@ -393,15 +393,21 @@ class FileSystemToolBox(BundledToolBox):
         if os.path.isdir(target.real):
             raise IsADirectoryError(f"{target.rel!r} is a folder; use list_directory to see what it holds")
         if not os.path.exists(target.real):
+            # Said plainly first, then what to tell the user: offered only "did you mean
+            # 'notes.txt'?" for a file the user named, a small model may read the neighbour and
+            # answer with its value. A name the model misremembered still gets the close ones.
+            missing = f"file {target.rel!r} does not exist. "
+            told = f"If the user named {target.rel!r}, tell them it does not exist; "
             close = self._close_names(target)
             if close:
                 listed = ", ".join(repr(c) for c in close)
                 raise FileNotFoundError(
-                    f"file {target.rel!r} does not exist; did you mean {listed}? (find_files or "
-                    "list_directory show the others)"
+                    f"{missing}Similar names: {listed}: other files, not this one. "
+                    f"{told}if you misremembered the name, send path as one of those or as one that "
+                    "find_files or list_directory shows"
                 )
             raise FileNotFoundError(
-                f"file {target.rel!r} does not exist; use find_files or list_directory to find the right path"
+                f"{missing}{told}otherwise send path as one that find_files or list_directory shows"
             )
 
     def _close_names(self, target: InRoot) -> list[str]:
