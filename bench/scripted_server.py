@@ -451,6 +451,7 @@ class CountingProxy(_BaseApp):
         folder = os.environ.get("BENCH_TRANSCRIPTS")
         if not folder:
             return
+        Path(folder).mkdir(parents=True, exist_ok=True)  # a folder named for this run: made on first use
         line = json.dumps({"request": body, "status": status, "reply": data.decode("utf-8", "replace")})
         with self.lock, open(Path(folder) / f"{model}.jsonl", "a", encoding="utf-8") as fh:
             fh.write(line + "\n")

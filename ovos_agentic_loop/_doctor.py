@@ -261,6 +261,48 @@ def _probe_check(endpoint: Endpoint, native_required: bool) -> Check:
     )
 
 
+def _grammar_check(endpoint: Endpoint) -> Check:
+    """Whether the server constrains a reply to a JSON schema (``response_format``): the loop's
+    decision step, for a reply that described a call instead of making one, needs it."""
+    from ovos_agentic_loop._turn.deciding import decision_schema
+    from ovos_agentic_loop.brain import BrainError, OpenAIBrain
+    from ovos_agentic_loop.messages import AgentMessage, MessageRole
+
+    brain = OpenAIBrain(
+        {
+            "api_url": endpoint.url,
+            "key": endpoint.key or "sk-no-key",
+            "model": endpoint.model or "local",
+            "max_tokens": 64,
+            "temperature": 0,
+            "timeout": 120,
+            "max_retries": 0,
+        }
+    )
+    question = AgentMessage(role=MessageRole.USER, content="What is 2 plus 3?")
+    fallback = "without it, a reply that describes a call gets a corrective message instead"
+    try:
+        reply = brain.continue_chat(
+            [question], tools=[_PROBE_TOOL], response_format=decision_schema([_PROBE_TOOL])
+        )
+    except BrainError as exc:
+        return Check("decision grammar", "warn", f"the server refused a JSON-schema reply: {exc}", fallback)
+    try:
+        decided = reply.tool_calls or isinstance(json.loads(reply.content or "").get("name"), str)
+    except (ValueError, AttributeError):
+        decided = False
+    if decided:
+        return Check(
+            "decision grammar", "ok", "the server constrains replies to a JSON schema (response_format)"
+        )
+    return Check(
+        "decision grammar",
+        "warn",
+        f"the server ignored the JSON schema; the model wrote {reply.content[:80]!r}",
+        fallback,
+    )
+
+
 def _toolbox_checks(
     plan: LoopPlan, then: Callable[[list[ToolBox]], list[Check]] | None = None
 ) -> list[Check]:
@@ -392,6 +434,7 @@ def run_checks(persona: Persona) -> list[Check]:
         if all(c.level == "ok" for c in server):
             native = plan is not None and plan.settings.mode == "native"
             checks.append(_probe_check(endpoint, native_required=native))
+            checks.append(_grammar_check(endpoint))
     if plan is not None:
         settings = plan.settings
         checks += _toolbox_checks(plan, then=lambda boxes: [tool_list_check(settings, boxes)])

@@ -63,8 +63,6 @@ _ECOSYSTEM_KEYS = frozenset({"enabled", "lang"})
 #: The names of the rules that correct a small model's habits (``_rules/registry.py`` holds one
 #: record per name, in this order of priority): what ``disabled_rules`` may name.
 RuleName = Literal[
-    "announced_step",
-    "described_with_arguments",
     "described_call",
     "unread_file",
     "placeholder",

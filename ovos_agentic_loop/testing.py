@@ -69,6 +69,8 @@ class BrainCall:
     session_id: str = "default"
     streamed: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The JSON schema the reply had to match (the loop's decision step), when the brain takes one.
+    response_format: dict[str, Any] | None = None
 
     @property
     def last(self) -> AgentMessage:
@@ -108,6 +110,7 @@ class ScriptedBrain(ChatEngine):
         accepts_stop: bool = True,
         config: dict[str, Any] | None = None,
         chunk_size: int = 4,
+        accepts_response_format: bool = False,
     ) -> None:
         super().__init__(config=config or {})
         if chunk_size < 1:
@@ -121,6 +124,10 @@ class ScriptedBrain(ChatEngine):
         if not accepts_stop:
             # Like many third-party plugins: no `stop` parameter at all (the loop inspects the signature).
             self.continue_chat = self._continue_chat_without_stop  # type: ignore[method-assign,assignment]
+        elif accepts_response_format:
+            # Like ovos-openai-brain: it takes ``response_format``, so the loop's decision step can
+            # constrain a reply (the script then gives the JSON the schema admits).
+            self.continue_chat = self._continue_chat_constrained  # type: ignore[method-assign]
 
     # -- script -------------------------------------------------------------
     def add(self, *replies: ScriptedReply) -> None:
@@ -192,6 +199,19 @@ class ScriptedBrain(ChatEngine):
         tools: Any = None,
     ) -> AgentMessage:
         return self._next(self._record(messages, tools, None, session_id=session_id))
+
+    def _continue_chat_constrained(
+        self,
+        messages: list[AgentMessage],
+        session_id: str = "default",
+        lang: str | None = None,
+        units: str | None = None,
+        tools: Any = None,
+        stop: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> AgentMessage:
+        call = self._record(messages, tools, stop, session_id=session_id, response_format=response_format)
+        return self._next(call)
 
     def stream_message(
         self,

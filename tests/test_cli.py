@@ -205,13 +205,28 @@ def test_model_url_without_a_brain_to_point_is_one_clear_line(
 
 
 # -- doctor ----------------------------------------------------------------------------
+def test_doctor_says_when_the_server_takes_no_json_schema(
+    server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.replies.append(answer(tool_calls=[call("add", {"a": 2, "b": 3})]))
+    server.replies.append((400, {"error": {"message": "response_format is not supported"}}))
+    assert main(["doctor", str(write_persona(tmp_path, loop_persona(server.url)))]) == 0
+    out = capsys.readouterr().out
+    assert "[warn] decision grammar: the server refused a JSON-schema reply" in out
+    assert "a reply that describes a call gets a corrective message instead" in out
+
+
 def test_doctor_all_good(
     server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server.replies.append(answer(tool_calls=[call("add", {"a": 2, "b": 3})]))
+    server.replies.append(answer('{"name": "add", "arguments": {"a": 2, "b": 3}}'))
     assert main(["doctor", str(write_persona(tmp_path, loop_persona(server.url)))]) == 0
     out = capsys.readouterr().out
     assert "[ok  ] tool-call probe: native tool call add" in out
+    assert "[ok  ] decision grammar: the server constrains replies to a JSON schema" in out
+    schema = server.requests[1]["response_format"]["json_schema"]["schema"]
+    assert [c["properties"]["name"]["const"] for c in schema["anyOf"]] == ["add", "final_answer"]
     assert "[ok  ] toolbox ovos-math-tools: 4 tools" in out
     assert server.requests[0]["max_tokens"] == 64
 

@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop.config import RuleName
 
-__all__ = ["F", "MakeCall", "Need", "Nudge", "Response", "Rule", "Stage"]
+__all__ = ["Decide", "F", "MakeCall", "Need", "Nudge", "Response", "Rule", "Stage"]
 
 F = TypeVar("F")
 
@@ -35,7 +35,18 @@ class MakeCall:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
-Response = Nudge | MakeCall
+@dataclass(frozen=True)
+class Decide:
+    """A rule's answer: the reply neither called a tool nor answered (it described a call): the
+    loop asks again with the choice constrained by the server's grammar, a call of an offered tool
+    or the answer (``_turn.deciding``). ``fallback`` is sent instead where the brain cannot be
+    constrained (no ``response_format``, text protocol, a server that refuses the schema)."""
+
+    why: str
+    fallback: Nudge | MakeCall
+
+
+Response = Nudge | MakeCall | Decide
 
 
 class Stage(Enum):

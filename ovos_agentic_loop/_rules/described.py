@@ -16,14 +16,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ovos_agentic_loop._rules.base import MakeCall, Nudge, Response, Rule, Stage
+from ovos_agentic_loop._rules.base import Decide, MakeCall, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import call_format
 from ovos_agentic_loop._text.protocol import MAX_CALL_SCAN_CHARS, json_values
 from ovos_agentic_loop._tools.programs import NOT_PROGRAM_WORDS, is_program
 from ovos_agentic_loop._tools.spec import ToolSpec
 
-__all__ = ["ANNOUNCED", "ANNOUNCED_STEP", "DESCRIBED", "WITH_ARGUMENTS", "described_call"]
+__all__ = ["ANNOUNCED_STEP", "DESCRIBED", "Undecided", "described_call"]
 
 # `wc -w story.txt`, or a fenced ```bash block: the command is the first line inside.
 _BACKTICKED = re.compile(r"```[a-zA-Z]*\s*\n?(.+?)\n?```|`([^`\n]+)`", re.DOTALL)
@@ -62,63 +62,43 @@ class Described:
     command_line: bool = False
 
 
-def _with_arguments(view: TurnView) -> Described | None:
-    """The reply wrote the tool and every required argument: that is the call. Told to make it,
-    the bundled model answered that it would, or that it cannot."""
-    described = described_call(view)
-    if described is None or described.arguments is None or described.command_line:
-        return None
-    return described
-
-
-def _make_it(found: Described) -> Response:
-    return MakeCall(WITH_ARGUMENTS.description, found.tool, found.arguments or {})
-
-
 @dataclass(frozen=True)
-class Undescribed:
-    """A described call without its arguments (or a command line), and how the model calls."""
+class Undecided:
+    """What a reply that described a call instead of making one held: the call (None when the
+    reply only announced a step), how the model calls, and the announcing sentence."""
 
-    described: Described
-    how: str
+    described: Described | None
+    how: str = ""
+    sentence: str = ""
 
 
-def _without_arguments(view: TurnView) -> Undescribed | None:
-    """A described call without its arguments, or a command line: "call it now"."""
+def _undecided(view: TurnView) -> Undecided | None:
+    """The answer describes a call (with or without its arguments, or a command line), or is one
+    sentence announcing the next step before any call of this turn."""
     described = described_call(view)
-    if described is None or (described.arguments is not None and not described.command_line):
+    if described is not None:
+        return Undecided(described, call_format(view.text_mode))
+    if view.called or _ANNOUNCED.match(view.answer.strip()) is None:
         return None
-    return Undescribed(described, call_format(view.text_mode))
+    return Undecided(None, sentence=view.answer.strip())
 
 
-def _call_it_now(found: Undescribed) -> Response:
+def _decide_again(found: Undecided) -> Response:
+    """The call the reply wrote out with its arguments is made for the model (told to make it,
+    the bundled model answered that it would, or that it cannot); otherwise the model is asked
+    again, constrained to a call or the answer, and where that cannot be, told "call it now"."""
     described, how = found.described, found.how
+    why = DESCRIBED.description
+    if described is None:
+        return Decide(why, Nudge(why, ANNOUNCED_STEP))
+    if described.arguments is not None and not described.command_line:
+        return MakeCall(why, described.tool, described.arguments)
     if described.command_line and described.arguments is not None:
         arguments = json.dumps(described.arguments, ensure_ascii=False)
         what = f"Do not tell me the command: run it yourself now with {described.tool} {arguments}"
-        return Nudge(DESCRIBED.description, f"{what}{how}, then answer with its result.")
+        return Decide(why, Nudge(why, f"{what}{how}, then answer with its result."))
     message = f"Do not describe {described.tool}: call it yourself now{how}, then answer with its result."
-    return Nudge(DESCRIBED.description, message)
-
-
-WITH_ARGUMENTS: Rule[Described] = Rule(
-    "described_with_arguments",
-    Stage.ON_ANSWER,
-    _with_arguments,
-    _make_it,
-    description="a call described with its arguments",
-    languages=frozenset({"en"}),
-    after_speech=True,
-)
-DESCRIBED: Rule[Undescribed] = Rule(
-    "described_call",
-    Stage.ON_ANSWER,
-    _without_arguments,
-    _call_it_now,
-    description="a described call",
-    languages=frozenset({"en"}),
-    after_speech=True,
-)
+    return Decide(why, Nudge(why, message))
 
 
 #: Said to an answer that only announces the work ("I will search for lines containing ...").
@@ -136,24 +116,15 @@ _ANNOUNCED = re.compile(
     re.IGNORECASE,
 )
 
-
-def _announced(view: TurnView) -> str | None:
-    """The answer is one sentence that says which step comes next and does not take it, before
-    any call of this turn ("I will search for lines containing ..."). A described call is the
-    other rules' (``steps_aside_for``)."""
-    if view.called or _ANNOUNCED.match(view.answer.strip()) is None:
-        return None
-    return view.answer.strip()
-
-
-ANNOUNCED: Rule[str] = Rule(
-    "announced_step",
+#: One rule where there were three (a call described with its arguments, without them, a step
+#: announced): each is a reply that made no decision, and the decision step asks for one.
+DESCRIBED: Rule[Undecided] = Rule(
+    "described_call",
     Stage.ON_ANSWER,
-    _announced,
-    lambda _sentence: Nudge(ANNOUNCED.description, ANNOUNCED_STEP),
-    description="an announced step",
+    _undecided,
+    _decide_again,
+    description="a described call",
     languages=frozenset({"en"}),
-    steps_aside_for=("described_with_arguments", "described_call"),
     after_speech=True,
 )
 

@@ -12,7 +12,7 @@ from ovos_plugin_manager.templates.agents import ToolCall
 
 from ovos_agentic_loop._rules.arithmetic import HEAD_ARITHMETIC
 from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
-from ovos_agentic_loop._rules.described import ANNOUNCED, DESCRIBED, WITH_ARGUMENTS
+from ovos_agentic_loop._rules.described import DESCRIBED
 from ovos_agentic_loop._rules.operands import UNSAID_OPERANDS
 from ovos_agentic_loop._rules.placeholder import PLACEHOLDER
 from ovos_agentic_loop._rules.signs import DROPPED_SIGN
@@ -33,8 +33,6 @@ __all__ = ["MAX_NUDGES", "RULES", "RULE_NAMES", "Budget", "Rules", "rule"]
 #: (bench/results/ablation-be0aaf2.md).
 RULES: tuple[Rule[Any], ...] = (
     # on an answer
-    ANNOUNCED,
-    WITH_ARGUMENTS,
     DESCRIBED,
     UNREAD_FILE,
     PLACEHOLDER,

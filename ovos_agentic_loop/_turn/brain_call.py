@@ -47,6 +47,8 @@ class BrainHandle:
     accepts_deadline: bool = False
     #: The brain takes ``session_key=`` (``_runtime.session_key``) and sends it with its requests.
     accepts_session_key: bool = False
+    #: The brain takes ``response_format=`` (a JSON schema the reply must match): the decision step.
+    accepts_response_format: bool = False
     #: False for a brain that drops system messages (ovos-chat-openai-plugin without
     #: ``allow_system_prompts``): the loop then folds its instructions into the first user message.
     keeps_system: bool = True
@@ -64,6 +66,7 @@ class BrainHandle:
             accepts_stop="stop" in parameters,
             accepts_deadline="deadline" in parameters,
             accepts_session_key="session_key" in parameters,
+            accepts_response_format="response_format" in parameters,
             can_stream=callable(getattr(engine, "stream_message", None)),
             keeps_system=getattr(engine, "allow_system", True) is not False,
         )
@@ -111,8 +114,11 @@ def _call_brain(
     lang: str | None,
     units: str | None,
     session_key: str | None = None,
+    response_format: dict[str, Any] | None = None,
 ) -> Iterator[str | AgentMessage]:
     kwargs: dict[str, Any] = {"session_id": session_id, "lang": lang, "units": units}
+    if response_format is not None and brain.accepts_response_format:
+        kwargs["response_format"] = response_format
     if session_key and brain.accepts_session_key:
         kwargs["session_key"] = session_key
     if tools:

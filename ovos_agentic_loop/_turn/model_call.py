@@ -68,13 +68,15 @@ def call(
     stop: bool = True,
     hold: bool = False,
     release: Callable[[str], bool] | None = None,
+    response_format: dict[str, Any] | None = None,
 ) -> Generator[str, None, AgentMessage]:
     """THE model call of every loop: bounded by the turn's deadline, counted, a step event.
 
     ``gate`` decides what of the streamed text may be said, before the turn's own gate (protocol
     is never spoken); None says nothing and leaves the turn's gate as it was. ``hold``: this
     reply is the turn's to speak, but only once the turn is over (``unspoken``), or once ``release``
-    says so of the reply written so far (its deltas then go through the gates as if never held)."""
+    says so of the reply written so far (its deltas then go through the gates as if never held).
+    ``response_format``: the JSON schema the reply must match (the decision step)."""
     started = time.monotonic()
     speaker = FinalAnswerGate(turn.speech)
     if gate is not None:
@@ -92,6 +94,7 @@ def call(
         session_key=turn.session_key,
         lang=turn.lang,
         units=turn.units,
+        response_format=response_format,
     ):
         if not isinstance(item, str):
             reply = item

@@ -7,10 +7,11 @@ import uuid
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
-from ovos_agentic_loop._rules.base import MakeCall, Nudge
+from ovos_agentic_loop._rules.base import Decide, MakeCall, Nudge
 from ovos_agentic_loop._rules.unstated import unstated_message
 from ovos_agentic_loop._text.protocol import ParsedCall, ParsedReply, clean_answer, parse_reply
 from ovos_agentic_loop._turn.confirming import held
+from ovos_agentic_loop._turn.deciding import Constrain
 from ovos_agentic_loop._turn.decisions import (
     Correct,
     Decision,
@@ -25,7 +26,7 @@ from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.tool_steps import offer_called
 from ovos_agentic_loop.events import Notice
 
-__all__ = ["EMPTY_REPLY", "REPEATED_RESULT", "UNREADABLE_CALL", "decide"]
+__all__ = ["EMPTY_REPLY", "REPEATED_RESULT", "UNREADABLE_CALL", "decide", "respond"]
 
 UNREADABLE_CALL = (
     "Your last tool call could not be read: its arguments were not valid JSON. "
@@ -38,7 +39,8 @@ REPEATED_RESULT = (
 )
 
 
-def decide(turn: TurnState, reply: AgentMessage) -> Decision:
+def decide(turn: TurnState, reply: AgentMessage) -> Decision | Constrain:
+    """What to do about ``reply``; ``Constrain``: it made no decision, ask for one (``deciding``)."""
     parsed = _interpret(turn, reply)
     if parsed.calls:
         return _decide_calls(turn, reply, parsed)
@@ -54,18 +56,30 @@ def decide(turn: TurnState, reply: AgentMessage) -> Decision:
     return _judge(turn, answer, parsed)
 
 
-def _judge(turn: TurnState, answer: str, parsed: ParsedReply) -> Decision:
+def _judge(turn: TurnState, answer: str, parsed: ParsedReply) -> Decision | Constrain:
     """The table of reactions on an answer: it stands, is sent back, or the loop makes a call."""
     # Part of this reply went out as speech already (the stream was not held for it): a rule that
     # would ask for a new answer is not asked, the voice would say a second one.
     spoken = turn.gate is not None and turn.gate.passed_chars > 0
     response = turn.rules.react(turn.view(answer), spoken=spoken)
+    kept = parsed.kept_text or answer
     match response:
         case None:
             return Finish(answer)
+        case Decide(why, fallback):  # a described call: the decision step asks for a real one
+            return Constrain(why, fallback, kept)
+        case Nudge() | MakeCall():
+            return respond(turn, response, kept)
+        case _:
+            assert_never(response)
+
+
+def respond(turn: TurnState, response: Nudge | MakeCall, kept: str) -> Decision:
+    """A rule's message sent back (``kept``: the reply as the transcript keeps it), or its call made."""
+    match response:
         case Nudge(why, message):  # "call it now", "answer with the result", ...
             notice = f"the answer does not stand ({why}); asking again"
-            return Correct(message, notice, parsed.kept_text or answer)
+            return Correct(message, notice, kept)
         case MakeCall(why, name, arguments):
             # The call the answer described, or the read it skipped: the loop makes it, as if the
             # model had (told to, the bundled model says it will, or that it cannot).

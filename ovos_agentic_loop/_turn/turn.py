@@ -25,7 +25,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, ToolCall
 from ovos_agentic_loop._confirmation import Verdict
 from ovos_agentic_loop._confirmation.pending import without_marks
 from ovos_agentic_loop._tools.observations import Status, ToolOutcome
-from ovos_agentic_loop._turn import closing, confirming, model_call, tool_steps
+from ovos_agentic_loop._turn import closing, confirming, deciding, model_call, tool_steps
 from ovos_agentic_loop._turn.brain_call import BrainCallTimeout
 from ovos_agentic_loop._turn.decisions import (
     AskFirst,
@@ -43,7 +43,7 @@ from ovos_agentic_loop._turn.decisions import (
 from ovos_agentic_loop._turn.endings import CUT_BY_BRAIN, CUT_BY_TIME, out_of_time
 from ovos_agentic_loop._turn.forced import forced_answer
 from ovos_agentic_loop._turn.model_call import Gate
-from ovos_agentic_loop._turn.reading import UNREADABLE_CALL, decide
+from ovos_agentic_loop._turn.reading import UNREADABLE_CALL, decide, respond
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
 from ovos_agentic_loop.events import Notice, StepEvent, TurnStart
@@ -109,7 +109,14 @@ class Turn(TurnState):
             return self.limits.correction(
                 UNREADABLE_CALL, f"the server could not read the model's reply: {exc}"
             )
-        return decide(self, reply)
+        decision = decide(self, reply)
+        if not isinstance(decision, deciding.Constrain):
+            return decision
+        constrained = yield from deciding.ask_constrained(self, decision)
+        decided = decide(self, constrained) if constrained is not None else None
+        if decided is None or isinstance(decided, deciding.Constrain):  # no decision even so
+            return respond(self, decision.fallback, decision.kept)
+        return decided
 
     # -- the seam for the engine and the other reasoning loops (ovos_agentic_loop.loops) ----------
     def warm_up(self) -> None:

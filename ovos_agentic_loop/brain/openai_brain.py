@@ -222,6 +222,7 @@ class OpenAIBrain(ChatEngine):
         stream: bool,
         session_id: str,
         key: str | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> tuple[dict[str, Any], dict[str, str]]:
         """The JSON body, sent as is (no SDK transform): everything in it must be JSON-ready; and
         the headers. Both name the session (``user``, ``session_header``) so that a router keeps
@@ -248,6 +249,8 @@ class OpenAIBrain(ChatEngine):
             body["stream_options"] = {"include_usage": True}
         if s.send_user:
             body["user"] = key
+        if response_format:  # the loop's decision step: the reply must match this JSON schema
+            body["response_format"] = response_format
         if s.extra_body:
             body.update(s.extra_body)  # extra wins, as with the SDK's own ``extra_body``
         return body, session_headers(key, s.session_header)
@@ -382,15 +385,24 @@ class OpenAIBrain(ChatEngine):
         stop: list[str] | None = None,
         deadline: float | None = None,
         session_key: str | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> BrainReply:
         """One completion; the reply carries ``tool_calls``, usage, llama-server timings, finish_reason.
 
         ``deadline`` (``time.monotonic()`` seconds; the agent loop passes its turn's) bounds the
         request and its retries on top of ``timeout``. ``session_key`` (the loop passes its turn's)
         names the conversation to the server; without it the brain works one out the same way.
+        ``response_format`` (OpenAI's ``{"type": "json_schema", ...}``; llama-server turns it into a
+        grammar) constrains what the model may write: the loop's decision step sends it.
         """
         body, headers = self._request(
-            messages, tools, stop, stream=False, session_id=session_id, key=session_key
+            messages,
+            tools,
+            stop,
+            stream=False,
+            session_id=session_id,
+            key=session_key,
+            response_format=response_format,
         )
         completion = self._call(lambda client: self._complete(client, body, headers), deadline)
         url = self.settings.api_url
@@ -440,6 +452,7 @@ class OpenAIBrain(ChatEngine):
         stop: list[str] | None = None,
         deadline: float | None = None,
         session_key: str | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> Iterator[str | AgentMessage]:
         """Text deltas as they arrive, then one ``BrainReply`` with the accumulated tool calls.
 
@@ -451,7 +464,13 @@ class OpenAIBrain(ChatEngine):
         would repeat it, so the error is raised.
         """
         body, headers = self._request(
-            messages, tools, stop, stream=True, session_id=session_id, key=session_key
+            messages,
+            tools,
+            stop,
+            stream=True,
+            session_id=session_id,
+            key=session_key,
+            response_format=response_format,
         )
         for retry in range(self.settings.max_retries + 1):
             said = False

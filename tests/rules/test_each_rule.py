@@ -56,24 +56,40 @@ def test_every_rule_is_registered_once_and_tested_here() -> None:
     assert tested == set(RULE_NAMES)
 
 
-def test_announced_step_alone() -> None:
-    assert _found("announced_step", _view("Find the error.", answer="I will search for lines with error."))
-    assert _found("announced_step", _view("Find the error.", answer="The error is on line 3.")) is None
-
-
-def test_described_with_arguments_alone() -> None:
-    answer = 'You can use the `evaluate_expression` function with {"expression": "sqrt(1764)"}.'
-    found = _found("described_with_arguments", _view("What is the root of 1764?", answer=answer))
-    assert (found.tool, found.arguments) == ("evaluate_expression", {"expression": "sqrt(1764)"})
-    assert _found("described_with_arguments", _view("Hi", answer="Hello there.")) is None
-
-
 def test_described_call_alone() -> None:
     found = _found(
         "described_call", _view("What is 2+2?", answer="You can use the `evaluate_expression` function.")
     )
     assert found.described.tool == "evaluate_expression"
     assert _found("described_call", _view("What is 2+2?", answer="It is 4.")) is None
+    # with its arguments written out
+    answer = 'You can use the `evaluate_expression` function with {"expression": "sqrt(1764)"}.'
+    found = _found("described_call", _view("What is the root of 1764?", answer=answer))
+    assert (found.described.tool, found.described.arguments) == (
+        "evaluate_expression",
+        {"expression": "sqrt(1764)"},
+    )
+    assert _found("described_call", _view("Hi", answer="Hello there.")) is None
+    # a step announced and not taken
+    found = _found("described_call", _view("Find the error.", answer="I will search for lines with error."))
+    assert found.described is None and found.sentence == "I will search for lines with error."
+    assert _found("described_call", _view("Find the error.", answer="The error is on line 3.")) is None
+
+
+def test_a_described_call_is_made_asked_for_with_the_grammar_or_told() -> None:
+    from ovos_agentic_loop._rules.base import Decide, MakeCall, Nudge
+    from ovos_agentic_loop._rules.registry import Rules
+
+    written = 'Use `evaluate_expression` with {"expression": "sqrt(1764)"}.'
+    made = Rules().react(_view("What is the root of 1764?", answer=written))
+    assert made == MakeCall("a described call", "evaluate_expression", {"expression": "sqrt(1764)"})
+    asked = Rules().react(
+        _view("What is 2+2?", answer="I will calculate it with the `evaluate_expression` function.")
+    )
+    assert isinstance(asked, Decide) and isinstance(asked.fallback, Nudge)
+    assert "evaluate_expression" in asked.fallback.message
+    announced = Rules().react(_view("Find the error.", answer="Let me check the log."))
+    assert isinstance(announced, Decide) and "call the tool for it now" in announced.fallback.message
 
 
 def test_unread_file_alone() -> None:
@@ -155,17 +171,6 @@ def test_unsaid_operands_alone() -> None:
 @pytest.mark.parametrize("name", RULE_NAMES)
 def test_each_rule_finds_nothing_without_a_question(name: str) -> None:
     assert _found(name, _view("")) is None
-
-
-def test_a_rule_steps_aside_by_name_not_by_a_shared_memo() -> None:
-    from ovos_agentic_loop._rules.registry import Rules
-
-    view = _view("What is 2+2?", answer="I will calculate it with the `evaluate_expression` function.")
-    assert _found("announced_step", view) is not None  # it finds the sentence, and steps aside:
-    response = Rules().react(view)
-    assert response is not None and response.why == "a described call"
-    alone = Rules(disabled=frozenset({"described_call", "described_with_arguments"})).react(view)
-    assert alone is not None and alone.why == "an announced step"
 
 
 def test_one_budget_for_a_turn_and_its_sub_runs() -> None:
