@@ -11,11 +11,12 @@ many sessions at once.
 from __future__ import annotations
 
 import atexit
+import datetime as dt
 import logging
 import threading
 import time
 import weakref
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
@@ -89,6 +90,9 @@ class AgentLoopEngine(ChatEngine):
     supports_tools = True
     engine_name = "ovos-agentic-loop"
     default_mode: Mode = "auto"
+    #: The clock the loop's date rules read (today's date, once per turn); set on an engine it is
+    #: that engine's clock, which is how the tests run the loop on each day of a week.
+    today: Callable[[], dt.date] = staticmethod(dt.date.today)
 
     def __init__(
         self,
@@ -376,6 +380,7 @@ class AgentLoopEngine(ChatEngine):
             executor=shared_pool(),
             emit=self._emit,
             confirm=self._confirmation,
+            today=self.today,
         )
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
 

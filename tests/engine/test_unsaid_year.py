@@ -13,12 +13,31 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
-TODAY = dt.date.today()
+#: The suite's clock: the rule reads the engine's, never the machine's (a week of days below).
+TODAY = dt.date(2026, 12, 2)
 OLD = TODAY.year - 3
+WEEK = [TODAY + dt.timedelta(days=n) for n in range(7)]
 
 
 def clock() -> list:
     return [find_toolbox_plugins()["ovos-clock-tools"](config={})]
+
+
+def engine_on(day: dt.date, brain: ScriptedBrain, toolboxes: list):
+    engine = engine_with(brain, toolboxes)
+    engine.today = lambda: day
+    return engine
+
+
+@pytest.mark.parametrize("day", WEEK, ids=lambda d: d.strftime("%a"))
+def test_the_year_rule_reads_the_engines_clock_on_each_day_of_a_week(day: dt.date) -> None:
+    old = day.year - 3
+    brain = ScriptedBrain(
+        [tool_call("days_between", start_date=f"{old}-12-25", end_date="today"), "ok", "ok"]
+    )
+    engine_on(day, brain, clock()).continue_chat(user("how many days until christmas"))
+    held = brain.calls[1].last
+    assert f"{old}-12-25 is in {old}, a year nobody named; today is {day.isoformat()}" in held.content
 
 
 def test_a_date_in_a_year_nobody_named_is_sent_back_with_todays_date() -> None:
@@ -29,7 +48,7 @@ def test_a_date_in_a_year_nobody_named_is_sent_back_with_todays_date() -> None:
             "ok",
         ]
     )
-    engine_with(brain, clock()).continue_chat(user("how many days until christmas"))
+    engine_on(TODAY, brain, clock()).continue_chat(user("how many days until christmas"))
     held = brain.calls[1].last
     assert held.role == MessageRole.TOOL and held.content.startswith("Not run:")
     assert f"{OLD}-12-25 is in {OLD}, a year nobody named; today is {TODAY.isoformat()}" in held.content
@@ -49,7 +68,7 @@ def test_a_date_in_a_year_nobody_named_is_sent_back_with_todays_date() -> None:
 )
 def test_a_year_the_user_named_or_a_recent_one_runs_at_once(question: str, date: str) -> None:
     brain = ScriptedBrain([tool_call("get_weekday", date=date), "ok"])
-    engine_with(brain, clock()).continue_chat(user(question))
+    engine_on(TODAY, brain, clock()).continue_chat(user(question))
     assert '"weekday"' in brain.calls[1].last.content
     brain.assert_complete()
 
@@ -61,7 +80,7 @@ def test_a_year_from_earlier_in_the_conversation_counts() -> None:
         AgentMessage(MessageRole.ASSISTANT, "Nice."),
         AgentMessage(MessageRole.USER, "what weekday was the first of may that year"),
     ]
-    engine_with(brain, clock()).continue_chat(history)
+    engine_on(TODAY, brain, clock()).continue_chat(history)
     assert '"weekday"' in brain.calls[1].last.content
     brain.assert_complete()
 
@@ -71,7 +90,7 @@ def test_sent_back_once_then_the_call_runs() -> None:
     brain = ScriptedBrain(
         [same, tool_call("days_between", start_date=f"{OLD}-12-25", end_date="today"), "ok"]
     )
-    engine_with(brain, clock()).continue_chat(user("how many days since that christmas"))
+    engine_on(TODAY, brain, clock()).continue_chat(user("how many days since that christmas"))
     assert brain.calls[1].last.content.startswith("Not run:")
     assert '"days"' in brain.calls[2].last.content  # insisted on: it runs
     brain.assert_complete()
