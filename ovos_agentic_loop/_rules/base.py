@@ -76,7 +76,6 @@ class Rule(Generic[F]):
     is not spoken while it streams. Asked again with the text written so far (``view.answer``), it
     stays True while ``detect`` could still find something in an answer that begins so; the stream
     is released once no holding rule may apply (tests/engine/test_one_spoken_answer.py).
-    ``steps_aside_for``: rules whose finding wins over this one's.
     ``after_speech``: the rule is still asked about a reply part of which was already spoken, because
     its finding makes that reply talk before a call (an announced or described call: the one answer
     follows the call); any other rule that does not hold the stream is then not asked, since its
@@ -92,7 +91,6 @@ class Rule(Generic[F]):
     needs: frozenset[Need] = frozenset({Need.TOOLS})
     holds_stream: bool = False
     may_apply: Callable[[TurnView], bool] | None = None
-    steps_aside_for: tuple[RuleName, ...] = ()
     after_speech: bool = False
 
     def key(self, finding: F) -> str:

@@ -10,9 +10,11 @@ calculator call holding a number none of them has is not run; the model is told 
 given the user's question with its numbers in digits, once per turn (the table's budget).
 
 What never counts as unsaid: small whole numbers (up to 10: exponents, halves, the 2 of a square),
-powers of ten (a percentage's 100), the usual conversion constants, a known number's sign, its
-hundredth (25 percent written 0.25) and a known amount with its cents said apart ("eighty four
-dollars and fifty cents", 84.5).
+powers of ten (a percentage's 100), a few constants of time and temperature, a known number's
+sign, its hundredth (25 percent written 0.25), a known amount with its cents said apart ("eighty
+four dollars and fifty cents", 84.5), and a fraction far from every number said above 10: that is
+a factor the model brings (1.609 km a mile, 2.54 cm an inch, 0.4536 kg a pound), not a said
+number written wrong. A list of "usual" factors missed those three, and a conversion was refused.
 """
 
 from __future__ import annotations
@@ -55,6 +57,15 @@ def _derived(known: set[float]) -> set[float]:
     )
 
 
+def _a_factor(number: str, known: set[float]) -> bool:
+    """A fraction not within a quarter of any number said above 10: a factor, not a mis-written
+    number (19.1 for "nineteen" is near 19; 1.609 is near no "twenty miles")."""
+    value = abs(float(number))
+    if value.is_integer():
+        return False
+    return not any(abs(value - abs(k)) <= 0.25 * abs(k) for k in known if abs(k) > 10)
+
+
 def _ordinary(number: str) -> bool:
     """A number any calculation may hold without the user saying it."""
     value = abs(float(number))
@@ -88,7 +99,7 @@ def _detect(view: TurnView) -> Unsaid | None:
     known |= _derived(known)
     for call in mine:
         unsaid = [n for n in numbers(call.arguments[role.argument]) if not _ordinary(n)]
-        unsaid = [n for n in unsaid if not grounded(n, known)]
+        unsaid = [n for n in unsaid if not grounded(n, known) and not _a_factor(n, known)]
         if unsaid:
             asked = in_digits(view.question, view.lang)
             return Unsaid(unsaid[0], calculator, asked.strip() if numbers(asked) else "")

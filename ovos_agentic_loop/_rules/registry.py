@@ -88,13 +88,22 @@ class Rules:
         not exist."): the next rule that finds something is taken instead, or the answer stands.
         ``spoken``: part of the reply already went out as speech; only rules that take it as talk
         before a call (``after_speech``) are asked, so no correction adds a second spoken answer."""
-        return self._first(Stage.ON_ANSWER, view, spoken=spoken)
+        found = self._first(Stage.ON_ANSWER, view, spoken=spoken)
+        return found[1] if found is not None else None
 
-    def check_calls(self, view: TurnView, calls: Sequence[ToolCall]) -> str | None:
-        """The message that holds a reply's calls back before they run (numbers nobody said, a
-        copied example), on the same budget; None when they may run."""
-        response = self._first(Stage.BEFORE_CALL, view.with_calls(calls), repeat_ends=True)
-        return response.message if isinstance(response, Nudge) else None
+    def check_calls(self, view: TurnView, calls: Sequence[ToolCall]) -> tuple[str, list[ToolCall]] | None:
+        """The message that holds calls of a reply back before they run (numbers nobody said, a
+        dropped sign), on the same budget, and the calls it holds: those the rule that found
+        something finds something in alone (all of them when none does alone); None when they
+        all may run."""
+        found = self._first(Stage.BEFORE_CALL, view.with_calls(calls), repeat_ends=True)
+        if found is None:
+            return None
+        by, response = found
+        if not isinstance(response, Nudge):
+            return None
+        held = [c for c in calls if by.detect(view.with_calls([c])) is not None]
+        return response.message, held or list(calls)
 
     def may_apply(self, view: TurnView) -> bool:
         """Whether the coming answer could be sent back by a rule that holds the stream."""
@@ -119,21 +128,17 @@ class Rules:
 
     def _first(
         self, stage: Stage, view: TurnView, *, repeat_ends: bool = False, spoken: bool = False
-    ) -> Response | None:
-        """The first rule's response; ``repeat_ends``: a finding sent before lets the calls run
-        rather than asking the next rule (the checks of a reply's calls)."""
+    ) -> tuple[Rule[Any], Response] | None:
+        """The first rule that finds something, and its response; ``repeat_ends``: a finding sent
+        before lets the calls run rather than asking the next rule (the checks of a reply's calls)."""
         if self.budget.spent or (stage is Stage.ON_ANSWER and not view.tools.tools):
             return None
-        asked = [r for r in self._asked(stage, view) if not spoken or r.after_speech]
-        names = {r.name for r in asked}
-        for candidate in asked:
+        for candidate in self._asked(stage, view):
+            if spoken and not candidate.after_speech:
+                continue
             finding = candidate.detect(view)
             if finding is None:
                 continue
-            if any(
-                rule(other).detect(view) is not None for other in candidate.steps_aside_for if other in names
-            ):
-                continue  # a finding of a rule this one steps aside for wins
             key = candidate.key(finding)
             if key in self.budget.sent:
                 if repeat_ends:
@@ -141,7 +146,7 @@ class Rules:
                 continue
             self.budget.sent.add(key)
             self.budget.fired.append(candidate.name)
-            return candidate.respond(finding)
+            return candidate, candidate.respond(finding)
         return None
 
 

@@ -55,12 +55,13 @@ class Remind:
 
 @dataclass(frozen=True)
 class Recheck:
-    """Run none of ``calls``: each is answered with ``message`` (what to check), and the model
-    calls again."""
+    """The calls of ``calls`` that ``held`` names (by position) are not run: each is answered with
+    ``message`` (what to check), and the model calls again; the others run."""
 
     calls: list[ToolCall]
     message: str
     text: str = ""
+    held: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -31,16 +31,26 @@ def remind(turn: TurnState, calls: list[ToolCall], text: str) -> None:
         turn.add_result(not_run_again(call, turn.history.result_of(call)))
 
 
-def recheck(turn: TurnState, calls: list[ToolCall], message: str, text: str) -> None:
-    """Answer a reply's calls with what to check in them, without running any."""
-    turn.emit(Notice(message=f"not run, to be checked: {[c.name for c in calls]}: {message}"))
+def recheck(turn: TurnState, calls: list[ToolCall], message: str, text: str, held: frozenset[int]) -> None:
+    """Answer the calls of a reply that ``held`` names (their positions) with what to check in them,
+    without running them; the reply's other calls run (asked for 50 sums, one with a number
+    nobody said holds back that one, not the 49 others)."""
+    kept_back = [c.name for i, c in enumerate(calls) if i in held]
+    turn.emit(Notice(message=f"not run, to be checked: {kept_back}: {message}"))
     turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
-    for call in calls:
-        turn.add_result(held_back(call, message))
+    ran = iter(_run(turn, [c for i, c in enumerate(calls) if i not in held]))
+    for i, call in enumerate(calls):
+        turn.add_result(held_back(call, message) if i in held else next(ran))
 
 
 def run_tools(turn: TurnState, calls: list[ToolCall], text: str) -> None:
     turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
+    for outcome in _run(turn, calls):
+        turn.add_result(outcome)
+
+
+def _run(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
+    """Run ``calls`` with their step events; their outcomes, each noted by the turn's history."""
     for call in calls:
         owner = turn.setup.toolset.owners.get(call.name)
         turn.emit(
@@ -51,7 +61,8 @@ def run_tools(turn: TurnState, calls: list[ToolCall], text: str) -> None:
                 owner=owner.toolbox_id if owner is not None else "unknown",
             )
         )
-    for outcome in _execute(turn, calls):
+    outcomes = []
+    for outcome in _execute(turn, calls) if calls else []:
         turn.emit(
             ToolResult(
                 name=outcome.call.name,
@@ -62,7 +73,8 @@ def run_tools(turn: TurnState, calls: list[ToolCall], text: str) -> None:
                 error=outcome.error,
             )
         )
-        turn.add_result(replace(outcome, note=turn.history.record(outcome)))
+        outcomes.append(replace(outcome, note=turn.history.record(outcome)))
+    return outcomes
 
 
 def _execute(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:

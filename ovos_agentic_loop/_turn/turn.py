@@ -74,8 +74,8 @@ class Turn(TurnState):
                         tool_steps.correct(self, message, notice, kept)
                     case Remind(calls, text):
                         tool_steps.remind(self, calls, text)
-                    case Recheck(calls, message, text):
-                        tool_steps.recheck(self, calls, message, text)
+                    case Recheck(calls, message, text, held):
+                        tool_steps.recheck(self, calls, message, text, held)
                     case RunCalls(calls, text):
                         tool_steps.run_tools(self, calls, text)
                     case AskFirst(proposal):

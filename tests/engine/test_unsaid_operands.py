@@ -13,7 +13,7 @@ from engine_helpers import engine_with, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agents import MessageRole
 
-from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call, tool_calls
 
 
 def maths() -> list:
@@ -78,6 +78,10 @@ def test_a_calculation_with_a_number_nobody_said_is_sent_back(
         # ovos-number-parser reads "three hundred minus forty" as "-40": 300 was lost
         ("whats three hundred minus forty", "300 - 40"),
         ("convert one hundred and fifty pounds to kilograms", "150 * 0.45359237"),
+        # factors the model brings, far from any number said: not the user's numbers written wrong
+        ("how many kilometres is twenty miles", "20 * 1.609"),
+        ("twelve inches in centimetres", "12 * 2.54"),
+        ("what is a hundred and fifty pounds in kilograms", "150 * 0.4536"),
     ],
 )
 def test_a_calculation_with_the_users_numbers_runs_at_once(question: str, expression: str) -> None:
@@ -113,4 +117,35 @@ def test_the_example_runs_when_the_user_asked_it() -> None:
     brain = ScriptedBrain([tool_call("solve_equation", equation="2x + 3 = 7"), "x is 2."])
     engine_with(brain, maths()).continue_chat(user("solve 2x + 3 = 7"))
     assert '"solutions"' in brain.calls[1].last.content
+    brain.assert_complete()
+
+
+def test_a_fraction_near_a_said_number_is_still_sent_back() -> None:
+    # 19.1 beside "nineteen": the said number written wrong, not a factor
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="19.1 * 200"),
+            tool_call("evaluate_expression", expression="19 * 200"),
+            "3800",
+        ]
+    )
+    engine_with(brain, maths()).continue_chat(user("whats nineteen times two hundred"))
+    assert brain.calls[1].last.content.startswith("Not run:")
+    brain.assert_complete()
+
+
+def test_only_the_call_with_an_unsaid_number_is_held_back_the_others_run() -> None:
+    reply = tool_calls(
+        ("evaluate_expression", {"expression": "12 + 30"}),
+        ("evaluate_expression", {"expression": "7 * 99"}),  # 99: nobody said it
+        ("evaluate_expression", {"expression": "7 * 9"}),
+    )
+    brain = ScriptedBrain([reply, tool_call("evaluate_expression", expression="7 * 8"), "42, 63 and 56."])
+    engine_with(brain, maths()).continue_chat(
+        user("whats twelve plus thirty and seven times nine and seven times eight")
+    )
+    results = [m for m in brain.calls[1].messages if m.role == MessageRole.TOOL]
+    assert [r.content.startswith("Not run:") for r in results] == [False, True, False]
+    assert '"result": "42"' in results[0].content
+    assert '"result": "63"' in results[2].content
     brain.assert_complete()
