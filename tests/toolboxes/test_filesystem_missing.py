@@ -59,3 +59,23 @@ def test_a_missing_folder_is_said_missing_by_the_whole_path(tb: ToolBox) -> None
 def test_the_neighbour_is_not_read_in_its_place(tb: ToolBox) -> None:
     # Nothing of the similar file's content reaches the model through the error.
     assert "4200" not in missing(tb, path="notes/budget.txt")
+
+
+@pytest.mark.parametrize(
+    "written", ["notes/todo.dot.txt", "notes/todo dot txt", "notes/todo_dot_txt", "notes/todo DOT txt"]
+)
+def test_a_file_named_aloud_is_read_when_its_dot_was_written_as_a_word(tb: ToolBox, written: str) -> None:
+    # "whats on my todo dot txt": the model wrote the spoken 'dot' into the path
+    out = tb.call_tool("read_file", {"path": written})
+    assert out.path == "notes/todo.txt" and out.content == "buy milk\n"
+    assert "'notes/todo.txt', the file named aloud" in out.note
+
+
+def test_a_file_whose_name_holds_dot_is_read_as_it_is(tb: ToolBox, tmp_path: Path) -> None:
+    (tmp_path / "polka-dot-dress.txt").write_text("red\n")
+    (tmp_path / "polka.dress.txt").write_text("blue\n")
+    assert tb.call_tool("read_file", {"path": "polka-dot-dress.txt"}).content == "red\n"
+
+
+def test_a_spoken_dot_with_no_such_file_is_still_said_missing(tb: ToolBox) -> None:
+    assert missing(tb, path="notes/plans.dot.txt").startswith("file 'notes/plans.dot.txt' does not exist.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import os
+import re
 import time
 from typing import Any
 
@@ -55,6 +56,11 @@ class FileSystemSettings(ToolboxSettings):
 
 
 # --- arguments and outputs -------------------------------------------------------------------
+
+
+# A spoken file name as speech-to-text and then the model write it: "wifi dot txt", 'wifi.dot.txt',
+# 'wifi_dot_txt'.
+_SPOKEN_DOT = re.compile(r"(?i)(?<=\w)[ ._-]+dot[ ._-]+(?=\w)")
 
 
 class ReadFileArgs(ToolArguments):
@@ -227,6 +233,11 @@ class FileSystemToolBox(BundledToolBox):
     def read_file(self, args: ReadFileArgs) -> ReadFileOutput:
         """Read one bounded chunk of a text file."""
         target = self.sandbox.resolve(args.path)
+        said = self._as_said(target)
+        if said is not None:
+            output = self.read_file(args.model_copy(update={"path": said.rel}))
+            heard = f"{target.rel!r} does not exist; read {said.rel!r}, the file named aloud ('dot' is '.')"
+            return output.model_copy(update={"note": f"{heard}; {output.note}" if output.note else heard})
         self._require_file(target)
         limit = min(args.limit or self.settings.max_read_bytes, self.settings.max_read_bytes)
         chunk = read_chunk(self.sandbox, target, args.offset, limit)
@@ -388,6 +399,22 @@ class FileSystemToolBox(BundledToolBox):
         raise FileNotFoundError(
             f"folder {asked!r} does not exist; call list_directory with path '.' to see the root"
         )
+
+    def _as_said(self, target: InRoot) -> InRoot | None:
+        """The existing file a missing path names when its 'dot' is read as '.' ("wifi dot txt",
+        written by the model as 'wifi.dot.txt', is wifi.txt); None when there is none. Told that
+        'wifi.dot.txt' does not exist, the bundled model answered "the wifi password in
+        wifi.dot.txt does not exist" (spoken suite, held-out half, stock template)."""
+        if os.path.exists(target.real):
+            return None
+        written = _SPOKEN_DOT.sub(".", target.rel)
+        if written == target.rel:
+            return None
+        try:
+            said = self.sandbox.resolve(written)
+        except (PermissionError, ValueError):
+            return None
+        return said if os.path.isfile(said.real) else None
 
     def _require_file(self, target: InRoot) -> None:
         if os.path.isdir(target.real):
