@@ -6,7 +6,9 @@ instead of a result. When the reply wrote the arguments too (a JSON object of th
 parameters with every required one), that IS the call: the loop makes it, as if the model
 had. Otherwise it says "call it now". A tool name is only meaningful to the model, so a final
 answer that names a tool not yet called this turn describes a call; a command line is
-recognised by its first word being a program the command tool can run.
+recognised by its first word being a program the command tool can run. A tool the model called
+that is not there, named again in the answer ("you would use the `multiply` function"), is a
+described call too: asked again, the choice is constrained to the tools there are.
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ class Undecided:
     described: Described | None
     how: str = ""
     sentence: str = ""
+    #: A tool the model called this turn that is not there, named again in the answer.
+    missing_tool: str = ""
 
 
 def _undecided(view: TurnView) -> Undecided | None:
@@ -78,6 +82,9 @@ def _undecided(view: TurnView) -> Undecided | None:
     described = described_call(view)
     if described is not None:
         return Undecided(described, call_format(view.text_mode))
+    missing = _missing_tool_named(view)
+    if missing is not None:
+        return Undecided(None, call_format(view.text_mode), missing_tool=missing)
     if view.called or _ANNOUNCED.match(view.answer.strip()) is None:
         return None
     return Undecided(None, sentence=view.answer.strip())
@@ -89,6 +96,12 @@ def _decide_again(found: Undecided) -> Response:
     again, constrained to a call or the answer, and where that cannot be, told "call it now"."""
     described, how = found.described, found.how
     why = DESCRIBED.description
+    if described is None and found.missing_tool:
+        message = (
+            f"{found.missing_tool} is no tool here: call one of the tools you have now{how}, "
+            "then answer with its result."
+        )
+        return Decide(why, Nudge(why, message))
     if described is None:
         return Decide(why, Nudge(why, ANNOUNCED_STEP))
     if described.arguments is not None and not described.command_line:
@@ -151,6 +164,17 @@ def described_call(view: TurnView) -> Described | None:
     for command in _written_commands(answer):
         if is_program(command.split()[0], view.tools, view.which):
             return Described(runner, {role.argument: command}, command_line=True)
+    return None
+
+
+def _missing_tool_named(view: TurnView) -> str | None:
+    """A tool the model called this turn that is not offered (its call answered "there is no
+    tool named ..."), which the answer names: it describes that call instead of calling a tool it
+    has ("you would use the `multiply` function with a=347 and b=28", stock template)."""
+    offered = {tool.name for tool in view.tools.tools}
+    for name in sorted(view.called - offered):
+        if _names_tool(view.answer, name):
+            return name
     return None
 
 

@@ -12,7 +12,7 @@ from ovos_plugin_manager.templates.agents import MessageRole
 
 from ovos_agentic_loop._turn.deciding import decision_schema
 from ovos_agentic_loop.errors import BrainRequestError
-from ovos_agentic_loop.testing import ScriptedBrain
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
 DESCRIBED = "To add them you can use the `add` function with the two numbers."
 
@@ -92,3 +92,39 @@ def test_the_schema_admits_each_tool_with_its_parameters_or_the_answer() -> None
     assert decision_schema([spec], "final_answer_to_user")["json_schema"]["schema"]["anyOf"][1]["properties"][
         "name"
     ] == {"const": "final_answer_to_user"}
+
+
+def test_a_described_call_of_a_tool_that_is_not_there_is_asked_for_again_constrained(
+    demo_tools: DemoToolBox,
+) -> None:
+    # The stock template, spoken held-out half: it called `multiply`, heard there is no such tool,
+    # and answered "you would use the `multiply` function with the arguments a=347 and b=28".
+    brain = ScriptedBrain(
+        [
+            tool_call("sum_numbers", a=347, b=28),
+            "To calculate 347 plus 28, you would use the `sum_numbers` function with a=347 and b=28.",
+            _choice("add", a=347, b=28),
+            "347 plus 28 is 375.",
+        ],
+        accepts_response_format=True,
+    )
+    answer = engine_with(brain, [demo_tools]).continue_chat(user("what is 347 plus 28"))
+    assert answer.content == "347 plus 28 is 375."
+    assert brain.calls[2].response_format is not None
+    assert demo_tools.calls == [("add", {"a": 347, "b": 28})]
+    brain.assert_complete()
+
+
+def test_without_response_format_a_tool_that_is_not_there_is_named_so(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("sum_numbers", a=347, b=28),
+            "You would use the `sum_numbers` function with a=347 and b=28.",
+            tool_call("add", a=347, b=28),
+            "347 plus 28 is 375.",
+        ]
+    )
+    engine_with(brain, [demo_tools]).continue_chat(user("what is 347 plus 28"))
+    nudge = brain.calls[2].last
+    assert nudge.role == MessageRole.USER and "sum_numbers is no tool here" in nudge.content
+    brain.assert_complete()
