@@ -18,11 +18,13 @@ from ovos_agentic_loop._text.numbers import call_format, grounded, numbers
 __all__ = ["HEAD_ARITHMETIC"]
 
 # A question that asks for a calculation. "how many days" counts days between dates; a bare
-# "how many" counts what a tool listed and is not one.
+# "how many" counts what a tool listed and is not one. A temperature in another scale is one:
+# "ninety eight point six fahrenheit in celsius" was answered with the formula worked in prose
+# and a wrong number, no tool called (stock template, spoken suite).
 _CALCULATION = re.compile(
     r"%|\b(?:percent\w*|per cent|sum|total|add(?:ed)? up|multipl\w*|times|divid\w*|average|mean|"
     r"median|compute|calculat\w*|how many (?:days|weeks|months|years|hours|minutes)|difference|"
-    r"product|square root|convert\w*|interest|discount)\b",
+    r"product|square root|convert\w*|interest|discount|fahrenheit|celsius|centigrade|kelvin)\b",
     re.IGNORECASE,
 )
 # "1." / "2)" opening a line of a numbered list: a step's number, not a result.

@@ -114,3 +114,31 @@ def test_the_number_named_is_a_result_not_a_step_number(maths: ToolBox) -> None:
     answer = engine_with(brain, [maths]).continue_chat(user("A jacket costs 84 euros, 35% off. Sale price?"))
     assert answer.content == "54.6 euros."
     assert "(0.35 may be wrong)" in brain.calls[1].last.content
+
+
+def test_a_temperature_worked_out_in_prose_is_sent_to_the_calculator(maths: ToolBox) -> None:
+    # The stock template, spoken held-out half: the formula written out, no tool called.
+    worked = "To convert 98.6°F to Celsius, use the formula:\nC = (98.6 - 32) * 5/9\nC = 37.7778°C"
+    brain = ScriptedBrain(
+        [
+            worked,
+            tool_call("unit_convert", value=98.6, from_unit="fahrenheit", to_unit="celsius"),
+            "It is 37 °C.",
+        ]
+    )
+    answer = engine_with(brain, [maths]).continue_chat(
+        user("what is ninety eight point six fahrenheit in celsius")
+    )
+    assert answer.content == "It is 37 °C."
+    assert "Do not calculate in your head" in brain.calls[1].last.content
+    brain.assert_complete()
+
+
+def test_a_temperature_from_the_converter_stands(maths: ToolBox) -> None:
+    call = tool_call("unit_convert", value=98.6, from_unit="fahrenheit", to_unit="celsius")
+    brain = ScriptedBrain([call, "98.6 °F is 37 °C."])
+    answer = engine_with(brain, [maths]).continue_chat(
+        user("what is ninety eight point six fahrenheit in celsius")
+    )
+    assert answer.content == "98.6 °F is 37 °C."
+    brain.assert_complete()
