@@ -91,19 +91,19 @@ class Rules:
         found = self._first(Stage.ON_ANSWER, view, spoken=spoken)
         return found[1] if found is not None else None
 
-    def check_calls(self, view: TurnView, calls: Sequence[ToolCall]) -> tuple[str, list[ToolCall]] | None:
+    def check_calls(self, view: TurnView, calls: Sequence[ToolCall]) -> tuple[str, frozenset[int]] | None:
         """The message that holds calls of a reply back before they run (numbers nobody said, a
-        dropped sign), on the same budget, and the calls it holds: those the rule that found
-        something finds something in alone (all of them when none does alone); None when they
-        all may run."""
+        dropped sign), on the same budget, and the positions of the calls it holds: those the
+        rule that found something finds something in alone (all of them when none does alone);
+        None when they all may run."""
         found = self._first(Stage.BEFORE_CALL, view.with_calls(calls), repeat_ends=True)
         if found is None:
             return None
         by, response = found
         if not isinstance(response, Nudge):
             return None
-        held = [c for c in calls if by.detect(view.with_calls([c])) is not None]
-        return response.message, held or list(calls)
+        held = frozenset(i for i, c in enumerate(calls) if by.detect(view.with_calls([c])) is not None)
+        return response.message, held or frozenset(range(len(calls)))
 
     def may_apply(self, view: TurnView) -> bool:
         """Whether the coming answer could be sent back by a rule that holds the stream."""

@@ -107,10 +107,8 @@ def _decide_calls(
     text = parsed.kept_text if turn.setup.text_mode else ""
     checked = turn.rules.check_calls(turn.view(), own_calls)
     if checked is not None:
-        message, kept_back = checked
-        return Recheck(
-            own_calls, message, text, frozenset(i for i, c in enumerate(own_calls) if c in kept_back)
-        )
+        message, positions = checked
+        return Recheck(own_calls, message, text, positions)
     repeated = turn.history.decide(own_calls, text, by_loop=by_loop)
     if repeated is not None:
         return repeated
