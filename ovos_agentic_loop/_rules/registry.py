@@ -14,7 +14,6 @@ from ovos_agentic_loop._rules.arithmetic import HEAD_ARITHMETIC
 from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.described import DESCRIBED
 from ovos_agentic_loop._rules.operands import UNSAID_OPERANDS
-from ovos_agentic_loop._rules.placeholder import PLACEHOLDER
 from ovos_agentic_loop._rules.signs import DROPPED_SIGN
 from ovos_agentic_loop._rules.unread import UNREAD_FILE
 from ovos_agentic_loop._rules.unstated import UNSTATED_RESULT
@@ -35,7 +34,6 @@ RULES: tuple[Rule[Any], ...] = (
     # on an answer
     DESCRIBED,
     UNREAD_FILE,
-    PLACEHOLDER,
     HEAD_ARITHMETIC,
     UNSTATED_RESULT,
     # on a reply's calls, before they run

@@ -7,9 +7,9 @@ from collections.abc import Generator
 
 from ovos_plugin_manager.templates.agents import AgentMessage
 
-from ovos_agentic_loop._rules.placeholder import placeholder_in
 from ovos_agentic_loop._rules.unstated import ResultValues
 from ovos_agentic_loop._rules.view import latest_values
+from ovos_agentic_loop._text.slots import placeholder_in
 from ovos_agentic_loop._turn.closing import finish
 from ovos_agentic_loop._turn.endings import (
     NO_ANSWER,

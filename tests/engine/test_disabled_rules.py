@@ -71,3 +71,17 @@ def test_an_unknown_rule_or_a_wrong_type_is_refused_at_construction(maths: ToolB
         engine_with(ScriptedBrain([]), [maths], disabled_rules=value)
     if value == ["no_such_rule"]:
         assert all(name in str(refused.value) for name in RULE_NAMES)
+
+
+def test_a_removed_rule_named_is_accepted_and_the_others_stay_on(
+    maths: ToolBox, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A persona written when 'placeholder' was a rule still loads: the rule is gone, which is what
+    switching it off asked for; head arithmetic, not named, still corrects the answer."""
+    brain = ScriptedBrain(
+        ["It is 352.5.", tool_call("evaluate_expression", expression="0.15 * 2350"), "It is 352.5."]
+    )
+    engine = engine_with(brain, [maths], disabled_rules=["placeholder"])
+    assert engine.continue_chat(user(QUESTION)).content == "It is 352.5."
+    assert len(brain.calls) == 3  # sent back once by head arithmetic
+    assert "placeholder" not in RULE_NAMES

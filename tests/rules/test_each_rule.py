@@ -102,13 +102,6 @@ def test_unread_file_alone() -> None:
     assert _found("unread_file", _view("What is in notes.txt?", read, answer="A list.")) is None
 
 
-def test_placeholder_alone() -> None:
-    assert (
-        _found("placeholder", _view("Who am I?", answer="You are [YourUsername].")).slot == "[YourUsername]"
-    )
-    assert _found("placeholder", _view("Who am I?", answer="You are Ada.")) is None
-
-
 def test_head_arithmetic_alone() -> None:
     assert _found("head_arithmetic", _view("What is 15% of 2350?", answer="It is 352.5.")).number == "352.5"
     assert (

@@ -1,0 +1,34 @@
+"""A template slot where a value belongs ("Your user name is <user-name>.", "The host is called
+[hostname].", "It is {time} now."): the forced answer holding one is an honest "could not find
+out" rather than a slot read aloud.
+
+This was also a rule on every answer (send it back, fetch the value); the rules' ablation showed it
+never firing on the held-out halves in two runs (bench/results/ablation-104ac18.md and
+ablation-0eaf9e2.md), so only the forced answer's check remains.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["placeholder_in"]
+
+# <user-name>, <your_username>, [hostname], [insert name], {time}, YOUR_USERNAME, [YourUsername]:
+# lowercase words joined by -, _ or spaces (at most four), a SHOUTED_NAME with an underscore, or a
+# bracketed YourCamelCase. Markup and code
+# (<b>, [1], {"a": 1}, a protocol tag such as <tool_call>) are not slots: a slot of one word needs
+# a - or _ in it, or is one of the words a slot is made of.
+_SLOT_WORDS = r"(?:your|user|name|username|hostname|host|value|insert|result|time|date|number|answer)"
+_WORDS = r"(?:[a-z]+[-_ ]){1,3}[a-z]+"
+_PROTOCOL_TAG = r"(?!/?(?:tool|function)[-_ ]?(?:calls?|response|result)\b)"
+_SLOT = re.compile(
+    rf"<{_PROTOCOL_TAG}{_WORDS}>|\[{_WORDS}\]|\{{{_WORDS}\}}"
+    rf"|<{_SLOT_WORDS}>|\[{_SLOT_WORDS}\]|\{{{_SLOT_WORDS}\}}|\bYOUR_[A-Z_]+\b"
+    r"|[<\[{]Your[A-Z][A-Za-z]*[>\]}]"
+)
+
+
+def placeholder_in(answer: str) -> str | None:
+    """The first template slot ``answer`` holds, or None."""
+    match = _SLOT.search(answer)
+    return match.group() if match else None
