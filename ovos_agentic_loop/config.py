@@ -136,11 +136,11 @@ class LoopConfig(StrictSection):
         """A removed rule's name is no error (it is off already); the log says so."""
         if not isinstance(value, list):
             return value
-        removed = [name for name in value if isinstance(name, str) and name in REMOVED_RULES]
+        removed = {name for name in value if isinstance(name, str) and name in REMOVED_RULES}
         if removed:
-            names = ", ".join(removed)
+            names = ", ".join(sorted(removed))
             LOG.warning(f"disabled_rules: {names} no longer exist (removed): nothing to switch off")
-        return [name for name in value if not (isinstance(name, str) and name in REMOVED_RULES)]
+        return [name for name in value if not (isinstance(name, str) and name in removed)]
 
     caller_toolboxes: bool = Field(
         default=False,

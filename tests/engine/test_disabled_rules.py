@@ -73,9 +73,7 @@ def test_an_unknown_rule_or_a_wrong_type_is_refused_at_construction(maths: ToolB
         assert all(name in str(refused.value) for name in RULE_NAMES)
 
 
-def test_a_removed_rule_named_is_accepted_and_the_others_stay_on(
-    maths: ToolBox, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_removed_rule_named_is_accepted_and_the_others_stay_on(maths: ToolBox, ovos_log: Any) -> None:
     """A persona written when 'placeholder' was a rule still loads: the rule is gone, which is what
     switching it off asked for; head arithmetic, not named, still corrects the answer."""
     brain = ScriptedBrain(
@@ -85,3 +83,4 @@ def test_a_removed_rule_named_is_accepted_and_the_others_stay_on(
     assert engine.continue_chat(user(QUESTION)).content == "It is 352.5."
     assert len(brain.calls) == 3  # sent back once by head arithmetic
     assert "placeholder" not in RULE_NAMES
+    assert any("placeholder no longer exist" in message for message in ovos_log.at("warning"))
