@@ -139,7 +139,7 @@ class LoopConfig(StrictSection):
         removed = {name for name in value if isinstance(name, str) and name in REMOVED_RULES}
         if removed:
             names = ", ".join(sorted(removed))
-            LOG.warning(f"disabled_rules: {names} no longer exist (removed): nothing to switch off")
+            LOG.warning(f"disabled_rules: {names}: removed, nothing to switch off")
         return [name for name in value if not (isinstance(name, str) and name in removed)]
 
     caller_toolboxes: bool = Field(

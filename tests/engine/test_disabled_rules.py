@@ -83,4 +83,4 @@ def test_a_removed_rule_named_is_accepted_and_the_others_stay_on(maths: ToolBox,
     assert engine.continue_chat(user(QUESTION)).content == "It is 352.5."
     assert len(brain.calls) == 3  # sent back once by head arithmetic
     assert "placeholder" not in RULE_NAMES
-    assert any("placeholder no longer exist" in message for message in ovos_log.at("warning"))
+    assert any("placeholder: removed, nothing to switch off" in message for message in ovos_log.at("warning"))
