@@ -6,6 +6,7 @@
     BrainError                  any failure talking to the model server
      ├── BrainConfigError       a bad value in the brain's config section (also a ValueError)
      ├── BrainUnavailable       the server cannot be reached or did not answer in time
+     ├── BrainDeadlineReached   the caller's deadline came before the server answered (also a TimeoutError)
      ├── BrainReplyInvalid      the server could not read the model's own reply (malformed tool call)
      ├── BrainBadResponse       the reply is not an OpenAI chat completion (HTML, bad JSON, cut stream)
      └── BrainRequestError      the server refused the request (HTTP 4xx other than 429)
@@ -19,6 +20,7 @@ from __future__ import annotations
 __all__ = [
     "BrainBadResponse",
     "BrainConfigError",
+    "BrainDeadlineReached",
     "BrainError",
     "BrainReplyInvalid",
     "BrainRequestError",
@@ -45,6 +47,19 @@ class BrainConfigError(BrainError, ValueError):
 
 class BrainUnavailable(BrainError):
     """The server is unreachable, timed out, or kept answering 429/5xx after the retries."""
+
+
+class BrainDeadlineReached(BrainError, TimeoutError):
+    """The caller's ``deadline`` (the agent loop passes its turn's) came before the server answered.
+
+    Not the server's failure: the request was bounded by the time its caller had left, and that
+    time ran out. The agent loop reports it as the turn's ``time_budget`` running out, exactly as
+    when it stops waiting itself. ``waited``: the seconds the request ran.
+    """
+
+    def __init__(self, message: str, *, waited: float, url: str | None = None) -> None:
+        super().__init__(message, url=url)
+        self.waited = waited
 
 
 class BrainReplyInvalid(BrainError):

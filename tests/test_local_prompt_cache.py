@@ -32,6 +32,8 @@ class FakeLlamaServer:
         self.folder, self.template = folder, template
         self.log: list[str] = []
         self.completions: list[dict[str, Any]] = []
+        self.restore_answered = threading.Event()  # cleared: restores wait for it (a busy server)
+        self.restore_answered.set()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -51,6 +53,8 @@ class FakeLlamaServer:
                     if action == "save":
                         path.write_text("SLOT 1234")
                         self._reply(200, {"id_slot": 0, "filename": body["filename"], "n_saved": 1234})
+                    elif not fake.restore_answered.wait(10):
+                        return
                     elif path.is_file() and path.read_text().startswith("SLOT "):
                         self._reply(200, {"id_slot": 0, "n_restored": int(path.read_text().split()[1])})
                     else:
@@ -166,6 +170,24 @@ def test_a_corrupt_file_the_server_refuses_is_ignored_and_deleted(
         assert not cache.restore(key)
     assert "could not load it" in caplog.text and "HTTP 500" in caplog.text
     assert not (llama.folder / key.name).exists()
+
+
+def test_a_restore_the_server_does_not_confirm_in_time_keeps_the_file(
+    llama: FakeLlamaServer, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A busy server that has not answered says nothing about the file: only a refusal deletes it."""
+    cache = cache_for(llama)
+    key = cache.key_for(BODY, "template")
+    assert cache.save(key)
+    monkeypatch.setattr(prompt_cache, "_TIMEOUT", 0.2)
+    llama.restore_answered.clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger=prompt_cache.__name__):
+            assert not cache.restore(key)
+    finally:
+        llama.restore_answered.set()
+    assert "did not confirm the restore; the file is kept" in caplog.text
+    assert (llama.folder / key.name).is_file() and cache.entry_valid(key)
 
 
 def test_an_unreachable_server_is_a_log_line_not_an_error(tmp_path: Path) -> None:

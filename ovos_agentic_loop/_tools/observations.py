@@ -53,12 +53,20 @@ class UnknownTool(LookupError):
 
 
 class ToolTimeout(TimeoutError):
-    """A tool did not finish within ``tool_timeout``; ``stopped`` says whether its work was killed."""
+    """A tool did not finish in the time it had; ``stopped`` says whether its work was killed.
 
-    def __init__(self, seconds: float, *, stopped: bool) -> None:
-        super().__init__(seconds)
+    ``limit`` names the setting that gave it that time: ``tool_timeout``, or ``time_budget`` when
+    the turn had less left than that (a value fixed before the call runs, not a guess afterwards).
+    """
+
+    def __init__(self, seconds: float, *, stopped: bool, limit: str = "tool_timeout") -> None:
+        super().__init__(f"did not finish within {round(seconds, 1):g} seconds ({_LIMIT_WORDS[limit]})")
         self.seconds = seconds
         self.stopped = stopped
+        self.limit = limit
+
+
+_LIMIT_WORDS = {"tool_timeout": "the tool_timeout", "time_budget": "what was left of the turn's time_budget"}
 
 
 class ArgumentsNotJSON(ValueError):
@@ -182,12 +190,14 @@ def run_calls(
     max_chars: int,
     which: ProgramLookup,
     max_parallel: int = 8,
+    limit: str = "tool_timeout",
 ) -> list[ToolOutcome]:
     """Run persona tool calls concurrently; outcomes come back in call order.
 
     A call that exceeds ``timeout`` is reported as timed out and abandoned (a Python
     thread cannot be killed; the bundled toolboxes bound their own work so such a
-    thread ends by itself), so the loop never hangs on a tool.
+    thread ends by itself), so the loop never hangs on a tool. ``limit`` names the setting
+    ``timeout`` comes from (``tool_timeout``, or ``time_budget`` when the turn had less left).
     """
     started = time.monotonic()
     gate = threading.BoundedSemaphore(max_parallel)  # the timeout counts from here, queued or not
@@ -207,7 +217,7 @@ def run_calls(
                 raise UnknownTool(call.name)
             if not future.done():
                 future.cancel()
-                raise ToolTimeout(timeout, stopped=_stop(toolset.owners[call.name], ran_in))
+                raise ToolTimeout(timeout, stopped=_stop(toolset.owners[call.name], ran_in), limit=limit)
             output, duration = future.result()
         except BaseException as exc:  # every failure becomes an observation; nothing escapes the loop
             if isinstance(exc, (KeyboardInterrupt, SystemExit, ShuttingDown)):
@@ -320,10 +330,7 @@ def observation_for_error(exc: BaseException, call: ToolCall, toolset: ToolSet, 
         # Say "stopped" only when the toolbox killed the work: a Python tool cannot be stopped, and
         # telling the model otherwise invites a retry that runs beside the first call.
         ending = "and was stopped" if exc.stopped else "(it may still be running; do not call it again)"
-        return (
-            f"Error: {name} did not finish within {exc.seconds:g} seconds {ending}. "
-            "Try a smaller request or another way."
-        )
+        return f"Error: {name} {exc} {ending}. Try a smaller request or another way."
     if isinstance(exc, ArgumentsNotJSON):
         wrote = exc.raw if len(exc.raw) <= _RAW_PREVIEW_CHARS else exc.raw[:_RAW_PREVIEW_CHARS] + "..."
         return (

@@ -8,6 +8,13 @@ names the brain (unless the brain raised one already, which says more).
 A brain whose ``continue_chat`` / ``stream_message`` takes a ``deadline`` keyword gets
 the turn's deadline (a ``time.monotonic()`` value), so it can bound its own retries and
 waits (``Retry-After``) by it instead of sleeping past the point where nobody listens.
+
+At the deadline two threads notice the same event: the loop's wait runs out, and the brain's
+client, bounded by the same deadline, times out. What the turn says must not depend on which
+wakes first, so it is decided by values: a failure the brain reports as the deadline
+(:class:`BrainDeadlineReached`), or any failure that happened at or after the deadline (the loop
+had stopped waiting by then), is :class:`BrainCallTimeout`, exactly as the loop's own wait running
+out is. Only a failure before the deadline is the brain's.
 """
 
 from __future__ import annotations
@@ -25,13 +32,35 @@ from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, Messa
 from ovos_agentic_loop._runtime import cancellation as cancellation
 from ovos_agentic_loop._runtime.cancellation import CancelScope
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
-from ovos_agentic_loop.errors import BrainError, ShuttingDown
+from ovos_agentic_loop.errors import BrainDeadlineReached, BrainError, ShuttingDown
 
 __all__ = ["BrainCallTimeout", "BrainHandle", "call_brain"]
 
 
 class BrainCallTimeout(TimeoutError):
-    """The turn's time budget ran out while the brain was still answering."""
+    """The turn's time budget ran out while the brain was still answering.
+
+    ``waited``: the seconds this call waited for the brain (None for a sub-run of a reasoning
+    loop that ended on the budget); ``limit``: the setting that fired, always ``time_budget``.
+    """
+
+    limit = "time_budget"
+
+    def __init__(self, brain: str = "", waited: float | None = None) -> None:
+        spent = f" after waiting {waited:.1f} s" if waited is not None else ""
+        of = f" for brain {brain!r}" if brain else ""
+        super().__init__(f"the turn's time_budget ran out{spent}{of}")
+        self.brain = brain
+        self.waited = waited
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """What the brain's thread raised, and when (``time.monotonic()``): the value that decides
+    whether it failed before the deadline (its own failure) or at it (the turn's time ran out)."""
+
+    error: BaseException
+    at: float
 
 
 @dataclass(frozen=True)
@@ -139,7 +168,7 @@ def _call_brain(
             else:
                 items.put(brain.engine.continue_chat(messages, **kwargs))
         except BaseException as exc:  # noqa: BLE001 - handed to the loop's thread, which raises it
-            items.put(exc)
+            items.put(_Failed(exc, time.monotonic()))
         items.put(_DONE)
 
     # A call the loop stopped waiting for finishes in the background (its thread is a daemon).
@@ -147,20 +176,28 @@ def _call_brain(
     future = shared_pool().submit(cancellation.run_in(scope, work))
     future.add_done_callback(lambda done: _pass_shutdown(done, items))
     reply: AgentMessage | None = None
+    started = time.monotonic()
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise BrainCallTimeout()
+            raise BrainCallTimeout(brain.name, time.monotonic() - started)
         try:
             item = items.get(timeout=remaining)
         except queue.Empty:
-            raise BrainCallTimeout() from None
+            raise BrainCallTimeout(brain.name, time.monotonic() - started) from None
         if item is _DONE:
             break
-        if isinstance(item, BaseException):
-            if isinstance(item, (BrainError, ShuttingDown)):
-                raise item
-            raise BrainError(f"brain {brain.name!r} failed: {type(item).__name__}: {item}") from item
+        if isinstance(item, _Failed):
+            error = item.error
+            if isinstance(error, BrainDeadlineReached) or (
+                item.at >= deadline and not isinstance(error, ShuttingDown)
+            ):
+                raise BrainCallTimeout(brain.name, item.at - started) from error
+            if isinstance(error, (BrainError, ShuttingDown)):
+                raise error
+            raise BrainError(f"brain {brain.name!r} failed: {type(error).__name__}: {error}") from error
+        if isinstance(item, ShuttingDown):  # the pool's exit handling (``_pass_shutdown``)
+            raise item
         if isinstance(item, AgentMessage):
             reply = item
         elif isinstance(item, str) and item:

@@ -83,11 +83,15 @@ def _execute(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
     cfg = turn.setup.config
     offered = turn.offered
     found = {id(c): offered.find(c) for c in calls if offered is not None and c.name == FIND_TOOLS}
+    left = turn.deadline - time.monotonic()
+    # Which limit bounds the calls is decided here, once: a timeout then names it, whichever fires.
+    limit, timeout = ("tool_timeout", cfg.tool_timeout) if cfg.tool_timeout <= left else ("time_budget", left)
     ran = run_calls(
         [c for c in calls if id(c) not in found],
         turn.setup.toolset,
         turn.setup.executor,
-        timeout=max(0.01, min(cfg.tool_timeout, turn.deadline - time.monotonic())),
+        timeout=max(0.01, timeout),
+        limit=limit,
         max_chars=cfg.max_observation_chars,
         which=turn.setup.which,
         max_parallel=cfg.max_parallel_tools,

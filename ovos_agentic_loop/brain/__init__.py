@@ -11,6 +11,7 @@ from ovos_agentic_loop.brain.wire import RAW_ARGUMENTS_KEY
 from ovos_agentic_loop.errors import (
     BrainBadResponse,
     BrainConfigError,
+    BrainDeadlineReached,
     BrainError,
     BrainRequestError,
     BrainUnavailable,
@@ -21,6 +22,7 @@ __all__ = [
     "BrainBadResponse",
     "BrainConfig",
     "BrainConfigError",
+    "BrainDeadlineReached",
     "BrainError",
     "BrainRequestError",
     "BrainUnavailable",

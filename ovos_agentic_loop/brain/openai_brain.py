@@ -51,6 +51,7 @@ from ovos_agentic_loop.brain.wire import (
 )
 from ovos_agentic_loop.errors import (
     BrainBadResponse,
+    BrainDeadlineReached,
     BrainError,
     BrainReplyInvalid,
     BrainRequestError,
@@ -275,20 +276,28 @@ class OpenAIBrain(ChatEngine):
             stream_cls=_watched_stream_class(),
         )
 
-    def _call(self, fn: Callable[[OpenAI], T], deadline: float | None = None) -> T:
+    def _clock(self, deadline: float | None) -> RetryClock:
+        """The limits of one request from now: its own ``timeout``, or the turn's ``deadline``."""
+        s = self.settings
+        return RetryClock.start(s.timeout, s.retry_backoff, deadline)
+
+    def _call(
+        self, fn: Callable[[OpenAI], T], deadline: float | None = None, *, clock: RetryClock | None = None
+    ) -> T:
         """Run one request with the retry policy, translating SDK errors.
 
         ``fn(client)`` sends the request. Retries wait as the server asks (``Retry-After``)
         or back off exponentially, and never past ``timeout`` from now nor the turn's
         ``deadline``: a wait that would is skipped and the error raised. An attempt with
-        less time left than ``timeout`` gets a client bounded to what is left.
+        less time left than ``timeout`` gets a client bounded to what is left. ``clock``: the
+        request's limits when the caller keeps them for what follows (a stream's reading).
         """
         client = self.client  # first: joins the warm-up; openai and tenacity are loaded after it
         import openai
         from tenacity import Retrying, retry_if_exception
 
         s = self.settings
-        clock = RetryClock.start(s.timeout, s.retry_backoff, deadline)
+        clock = clock or self._clock(deadline)
 
         def planned(state: RetryCallState) -> float:
             error = state.outcome.exception() if state.outcome else None
@@ -328,12 +337,32 @@ class OpenAIBrain(ChatEngine):
         wait = state.next_action.sleep if state.next_action else 0.0
         LOG.warning("brain request to %s failed (%s); retry %d in %.1f s", url, error, attempt, wait)
 
-    def _timed_out(self) -> BrainUnavailable:
-        url = self.settings.api_url
+    def _timed_out(self, clock: RetryClock) -> BrainError:
+        """A timeout of the request that ``clock`` bounds, named by the limit that fired.
+
+        Decided by values fixed when the request started (which limit bounds it) and the clock,
+        never by which thread noticed first: the turn's deadline is :class:`BrainDeadlineReached`
+        (the loop reports it as its own time budget running out), the brain's ``timeout`` and the
+        connection's ``connect_timeout`` are :class:`BrainUnavailable`.
+        """
+        s, url, waited = self.settings, self.settings.api_url, clock.waited()
+        if clock.run_out() and clock.turn_bound:
+            return BrainDeadlineReached(
+                f"The caller's deadline came {waited:.1f} s into the request to {url}, before the model "
+                "server answered (the agent loop's `time_budget`).",
+                waited=waited,
+                url=url,
+            )
+        if clock.run_out():
+            limit = f"did not answer within {s.timeout:g} s (config `timeout`; waited {waited:.1f} s)"
+        else:
+            limit = (
+                f"did not accept the connection within {min(s.connect_timeout, s.timeout):g} s "
+                f"(config `connect_timeout`; waited {waited:.1f} s)"
+            )
         return BrainUnavailable(
-            f"The model server at {url} did not answer within {self.settings.timeout:g} s "
-            f"(config `timeout`). Is it overloaded, or the request too long? If it is not running, "
-            f"{_START_HINT}.",
+            f"The model server at {url} {limit}. Is it overloaded, or the request too long? "
+            f"If it is not running, {_START_HINT}.",
             url=url,
         )
 
@@ -345,12 +374,12 @@ class OpenAIBrain(ChatEngine):
             url=url,
         )
 
-    def _translate(self, exc: openai.OpenAIError, clock: RetryClock | None = None) -> BrainError:
+    def _translate(self, exc: openai.OpenAIError, clock: RetryClock) -> BrainError:
         import openai
 
         url = self.settings.api_url
         if isinstance(exc, openai.APITimeoutError):
-            return self._timed_out()
+            return self._timed_out(clock)
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc
             message = f"Cannot reach the model server at {url} ({cause}); {_START_HINT}."
@@ -363,7 +392,7 @@ class OpenAIBrain(ChatEngine):
                 return BrainReplyInvalid(detail, url=url, status=exc.status_code)
             if _retryable(exc):
                 asked = _asked_delay(exc)
-                if asked is not None and clock is not None and clock.too_late(asked):
+                if asked is not None and clock.too_late(asked):
                     detail += (
                         f"; it asked to retry after {asked:g} s (Retry-After), past the time left for this "
                         f"request ({max(0.0, clock.remaining()):.1f} s: `timeout` or the turn's budget)"
@@ -475,8 +504,9 @@ class OpenAIBrain(ChatEngine):
         for retry in range(self.settings.max_retries + 1):
             said = False
             try:
-                opened = self._call(lambda c: self._open_stream(c, body, headers), deadline)
-                for item in self._read_stream(opened):
+                clock = self._clock(deadline)
+                opened = self._call(lambda c: self._open_stream(c, body, headers), clock=clock)
+                for item in self._read_stream(opened, clock):
                     said = said or isinstance(item, str)
                     yield item
                 return
@@ -486,7 +516,7 @@ class OpenAIBrain(ChatEngine):
                     raise
                 LOG.warning("%s; asking again (retry %d)", exc, retry + 1)
 
-    def _read_stream(self, stream: Stream[object]) -> Iterator[str | AgentMessage]:
+    def _read_stream(self, stream: Stream[object], clock: RetryClock) -> Iterator[str | AgentMessage]:
         import openai  # loaded by now: only for the error classes below
 
         text: list[str] = []
@@ -511,12 +541,12 @@ class OpenAIBrain(ChatEngine):
                             yield content
                         calls.add(delta.get("tool_calls"))
         except openai.APITimeoutError as exc:
-            raise self._translate(exc) from exc
+            raise self._translate(exc, clock) from exc
         except openai.APIConnectionError as exc:  # the connection broke mid-stream: the server was reached
             cause = exc.__cause__ or exc
             raise self._cut_stream(text, calls, f"{type(cause).__name__}: {cause}") from exc
         except openai.OpenAIError as exc:
-            raise self._translate(exc) from exc
+            raise self._translate(exc, clock) from exc
         except json.JSONDecodeError as exc:
             raise self._malformed_json(exc) from exc
         except (AttributeError, TypeError, KeyError, IndexError) as exc:

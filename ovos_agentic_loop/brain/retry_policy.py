@@ -64,16 +64,34 @@ class RetryClock:
     turn's deadline when that comes first."""
     backoff: float
     """The first delay when the server names none; doubled per attempt, at most :data:`MAX_BACKOFF`."""
+    started: float = 0.0
+    """When the request started: what a timeout reports as the seconds waited."""
+    turn_bound: bool = False
+    """True when the turn's deadline, not the request's own ``timeout``, is :attr:`deadline`:
+    a value fixed when the request starts, so what a timeout means never depends on which
+    thread noticed it first."""
 
     @classmethod
     def start(cls, timeout: float, backoff: float, turn_deadline: float | None = None) -> RetryClock:
-        deadline = time.monotonic() + timeout
-        if turn_deadline is not None:
-            deadline = min(deadline, turn_deadline)
-        return cls(deadline=deadline, backoff=backoff)
+        started = time.monotonic()
+        deadline = started + timeout
+        turn_bound = turn_deadline is not None and turn_deadline <= deadline
+        if turn_deadline is not None and turn_bound:
+            deadline = turn_deadline
+        return cls(deadline=deadline, backoff=backoff, started=started, turn_bound=turn_bound)
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
+
+    def waited(self) -> float:
+        """Seconds since the request started."""
+        return time.monotonic() - self.started
+
+    def run_out(self) -> bool:
+        """True once :attr:`deadline` has passed. A client bounded by :meth:`remaining` times out
+        at or after it (socket timeouts never fire early), so a timeout seen with time still
+        left fired on a shorter limit of its own: the connection's."""
+        return self.remaining() <= 0
 
     def delay(self, attempt: int, asked: float | None) -> float:
         """Seconds to wait before retry number ``attempt`` (1-based): as asked, else backoff."""

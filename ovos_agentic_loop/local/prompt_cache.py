@@ -44,6 +44,8 @@ PROMPT_FIELDS = ("messages", "tools", "tool_choice", "parallel_tool_calls", "cha
 #: it sends a request to the slot whose cached prompt shares the longest prefix with it).
 WARM_SLOT = 0
 _TIMEOUT = 30.0  # saving or loading ~100 MB of KV cache
+#: What a slot action returns when the server answered with an error (it read and refused the file).
+REFUSED = object()
 
 
 def prefix_hash(body: dict[str, Any]) -> str:
@@ -123,8 +125,14 @@ class SlotCache:
             return False
         started = time.monotonic()
         result = self._slot_action("restore", key.name)
-        if result is None:
+        if result is REFUSED:
             self._discard(key, "llama-server could not load it (corrupt, or another context size)")
+            return False
+        if not isinstance(result, dict):
+            # No answer in time (a busy machine) says nothing about the file: it is kept.
+            LOG.warning(
+                "prompt cache %s: llama-server did not confirm the restore; the file is kept", key.name
+            )
             return False
         LOG.info(
             "prompt cache %s restored: %s tokens in %.2f s",
@@ -138,18 +146,21 @@ class SlotCache:
         """Write the slot to the file for ``key``, then its sidecar; False (logged) on failure."""
         self.folder.mkdir(parents=True, exist_ok=True)
         result = self._slot_action("save", key.name)
-        if result is None:
+        if not isinstance(result, dict):
             return False
         _, meta = self._paths(key)
         record = {"key": asdict(key), "n_tokens": result.get("n_saved"), "saved_at": time.time()}
         meta.write_text(json.dumps(record, indent=2))
         return True
 
-    def _slot_action(self, action: str, filename: str) -> dict[str, Any] | None:
+    def _slot_action(self, action: str, filename: str) -> dict[str, Any] | object | None:
+        """The server's reply; :data:`REFUSED` when it answered with an error; None without an answer."""
         reply = self._request("POST", f"/slots/{self.slot}?action={action}", {"filename": filename})
-        return reply if isinstance(reply, dict) else None
+        return reply if isinstance(reply, dict) or reply is REFUSED else None
 
     def _request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        """The JSON the server answered; :data:`REFUSED` for an HTTP error; None when there was no
+        answer (refused connection, ``_TIMEOUT``): a slow server is not a bad file."""
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(
             self.base_url + path, data=data, method=method, headers={"Content-Type": "application/json"}
@@ -162,6 +173,7 @@ class SlotCache:
             with contextlib.suppress(OSError):
                 detail = exc.read().decode(errors="replace")[:300]
             LOG.warning("prompt cache: %s %s -> HTTP %s %s", method, path, exc.code, detail)
+            return REFUSED
         except (OSError, ValueError) as exc:
             LOG.warning("prompt cache: %s %s failed: %s", method, path, exc)
         return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from conftest import DemoToolBox
@@ -12,6 +11,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop._turn.reading import EMPTY_REPLY, REPEATED_RESULT
 from ovos_agentic_loop.errors import BrainError
+from ovos_agentic_loop.events import ToolResult
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
 
 
@@ -149,20 +149,23 @@ def test_time_budget_bounds_a_hanging_brain(demo_tools: DemoToolBox) -> None:
 
     brain = ScriptedBrain([hang])
     engine = engine_with(brain, [demo_tools], time_budget=0.5)
-    started = time.monotonic()
     answer = engine.continue_chat(user("?")).content
+    stopped_waiting = not release.is_set()  # the turn ended while the brain still hung
     release.set()
-    assert time.monotonic() - started < 2
-    assert "time limit of 0.5 seconds" in answer
+    assert stopped_waiting
+    assert answer == "I'm sorry, that took longer than my time limit of 0.5 seconds."
 
 
-def test_time_budget_caps_tool_timeouts(demo_tools: DemoToolBox) -> None:
+def test_time_budget_caps_tool_timeouts_and_says_which_limit_fired(demo_tools: DemoToolBox) -> None:
     brain = ScriptedBrain([tool_call("sleep", seconds=3)])
     engine = engine_with(brain, [demo_tools], time_budget=0.6, tool_timeout=30)
-    started = time.monotonic()
+    results: list[ToolResult] = []
+    engine.add_step_listener(lambda event: results.append(event) if isinstance(event, ToolResult) else None)
     answer = engine.continue_chat(user("?")).content
-    assert time.monotonic() - started < 2
-    assert "time limit" in answer
+    assert answer == "I'm sorry, that took longer than my time limit of 0.6 seconds."
+    [result] = results
+    assert result.error is not None
+    assert "the turn's time_budget" in result.error and "tool_timeout" not in result.error
 
 
 def test_brain_failure_raises_a_clear_error(demo_tools: DemoToolBox) -> None:

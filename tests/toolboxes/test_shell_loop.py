@@ -81,7 +81,7 @@ def test_a_command_outliving_the_loops_tool_timeout_is_killed_and_reported_stopp
     engine = make_engine(brain, tmp_path, tool_timeout=1)
     assert ask(engine, "wait") == "Stopped."
     seen = observations(brain, 1)[-1]
-    assert "did not finish within 1 seconds and was stopped" in seen
+    assert "did not finish within 1 seconds (the tool_timeout) and was stopped" in seen
     deadline = time.monotonic() + 5
     while _running("sleep 23.7") and time.monotonic() < deadline:
         time.sleep(0.05)
