@@ -154,15 +154,13 @@ def test_a_bus_that_is_down_is_a_warning_naming_it_and_the_turn_goes_on(
     warnings: list[str] = []
     monkeypatch.setattr(voice_bus.LOG, "warning", lambda text, *a: warnings.append(str(text)))
     engine = asking(tmp_path, ScriptedBrain(["Hello.", "Again."]))
-    started = time.monotonic()
     assert handle_persona_query(utterance(session(), "hello"), engine, [user("hello")]) == "Hello."
-    assert time.monotonic() - started < 2
     assert any("ws://127.0.0.1:8181/core" in w and "not reachable" in w for w in warnings), warnings
     assert own_clients[0].sent == []  # nothing was sent into a bus that is not there
     # said once; the next turn does not wait again
-    started = time.monotonic()
     handle_persona_query(utterance(session(), "again"), engine, [user("again")])
-    assert time.monotonic() - started < 0.15 and len([w for w in warnings if "not reachable" in w]) == 1
+    assert len(own_clients) == 1, "the next turn tried to connect again"
+    assert len([w for w in warnings if "not reachable" in w]) == 1
 
 
 # -- stop ---------------------------------------------------------------------------------------

@@ -21,9 +21,8 @@ def test_time_budget_ends_the_whole_turn(name: str) -> None:
     engine = loop_with(name, brain, time_budget=0.5)
     events = []
     engine.add_step_listener(events.append)
-    started = time.monotonic()
     reply = engine.continue_chat(user("alpha?"))
-    assert time.monotonic() - started < 1.5
+    assert len(brain.calls) <= 2  # each call takes 0.4 s: a third could only start past the budget
     final = events[-1]
     assert final.kind == "final"
     if final.reason == "time_budget":
