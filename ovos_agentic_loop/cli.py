@@ -65,6 +65,8 @@ class StepPrinter:
             return f"  ✗ {d.get('name')} ({took}): {d.get('error')}"
         if event.kind == "notice":
             return f"  {'…' if d.get('progress') else '!'} {d.get('message')}"
+        if event.kind == "progress":  # what a voice would say while a tool runs
+            return f"  … {d.get('text')}"
         if event.kind == "plan":  # ovos-plan-execute-loop
             steps = "; ".join(f"{i}. {step}" for i, step in enumerate(d.get("steps") or [], 1))
             return f"  ☰ plan{' (revised)' if d.get('revision') else ''}: {steps or '(none readable)'}"

@@ -177,6 +177,22 @@ class LoopConfig(StrictSection):
         "true, connected at construction; false, never. Aimed where mycroft.conf's websocket section "
         "says. Default: 'auto'.",
     )
+    progress_speech: bool = Field(
+        default=True,
+        description="When a turn has been silent for 'progress_delay' seconds and a tool is running or "
+        "about to run, say one short line about that call ('Reading shopping.txt.'), made from the call "
+        "and its toolbox, never by the model: a 'progress' step event a host may speak (spoken on the "
+        "bus under ovos-core). Never part of the answer or of the history. Default: true.",
+    )
+    progress_delay: float = Field(
+        default=2.5, gt=0, le=600, description="Seconds of silence before a progress line. Default: 2.5."
+    )
+    progress_lines: dict[str, str] = Field(
+        default_factory=dict,
+        description="The persona's own progress lines: a tool name or shell-style pattern -> a template "
+        "whose {names} are the call's arguments ('Looking up the weather in {city}.'). They come before "
+        "the toolbox's phrases. Default: none.",
+    )
     context_plugins: list[str] = Field(
         default_factory=list,
         description="Entry-point names of opm.agents.memory plugins (e.g. 'ovos-agents-md-context-plugin') "

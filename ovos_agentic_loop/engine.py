@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import datetime as dt
+import functools
 import logging
 import threading
 import time
@@ -27,7 +28,7 @@ from ovos_agentic_loop._confirmation import Confirmation
 from ovos_agentic_loop._confirmation.bus import BusAnswers
 from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
 from ovos_agentic_loop._confirmation.sessions import last_words
-from ovos_agentic_loop._confirmation.voice_bus import EngineBus, voice_listeners
+from ovos_agentic_loop._confirmation.voice_bus import EngineBus, message_on_stack, voice_listeners
 from ovos_agentic_loop._runtime import cancellation as cancellation
 from ovos_agentic_loop._runtime.cancellation import CancelScope
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
@@ -40,12 +41,21 @@ from ovos_agentic_loop._runtime.loading import (
 )
 from ovos_agentic_loop._runtime.log import ovos_logger
 from ovos_agentic_loop._runtime.loop_names import loop_name
+from ovos_agentic_loop._text.progress import ProgressHook
 from ovos_agentic_loop._tools.toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn.brain_call import BrainHandle
 from ovos_agentic_loop._turn.state import TurnSetup
 from ovos_agentic_loop._turn.turn import Turn
 from ovos_agentic_loop.config import LoopConfig, LoopPlan, Mode, parse_config
-from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC, ConfirmStep, StepEvent, StepListener
+from ovos_agentic_loop.events import (
+    BUS_CONFIRM_TOPIC,
+    BUS_STEP_TOPIC,
+    ConfirmStep,
+    Progress,
+    StepEvent,
+    StepListener,
+    progress_speech,
+)
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
 
@@ -118,6 +128,9 @@ class AgentLoopEngine(ChatEngine):
             accept_toolboxes=self.settings.caller_toolboxes, engine_name=self.engine_name
         )
         self._listeners: list[StepListener] = []
+        #: A host's or persona's own progress lines: ``(tool, arguments, lang) -> str | None``
+        #: (``_text.progress``); None keeps the persona's ``progress_lines`` and the toolboxes' phrases.
+        self.progress_lines: ProgressHook | None = None
         self._lock = threading.Lock()
         settings = self.settings
         self._confirmation = Confirmation(
@@ -300,6 +313,7 @@ class AgentLoopEngine(ChatEngine):
             except StopIteration as done:
                 final: AgentMessage = done.value
                 break
+            turn.progress_voice.heard()  # said: a progress line waits for a new silence
             yield delta
         # The part of the answer the gate held back (or all of it, from a call that could not stream).
         rest = turn.unspoken(final)
@@ -371,6 +385,8 @@ class AgentLoopEngine(ChatEngine):
         if tools:
             toolset = self._caller_tools.add_to(toolset, tools)
         text_mode = self.settings.mode == "text" or not brain.supports_tools
+        # Under a voice assistant the turn's bus message: a progress line is said in its session.
+        origin = message_on_stack() if self._voice.current() is not None else None
         setup = TurnSetup(
             engine_name=self.engine_name,
             config=self.settings,
@@ -378,9 +394,10 @@ class AgentLoopEngine(ChatEngine):
             toolset=toolset,
             text_mode=text_mode,
             executor=shared_pool(),
-            emit=self._emit,
+            emit=self._emit if origin is None else functools.partial(self._emit, origin=origin),
             confirm=self._confirmation,
             today=self.today,
+            progress_hook=self.progress_lines,
         )
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
 
@@ -432,7 +449,9 @@ class AgentLoopEngine(ChatEngine):
         assert self._brain is not None
         return self._brain
 
-    def _emit(self, event: StepEvent) -> None:
+    def _emit(self, event: StepEvent, origin: Any = None) -> None:
+        """Log ``event``, put it on the bus and hand it to the listeners; ``origin``: the bus message
+        the turn runs under, in whose session a progress line is spoken."""
         kind, session_id, data = event.kind, event.session_id, event.data
         if kind in ("final", "notice"):  # once or twice a turn
             ovos_logger(__name__).info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
@@ -446,6 +465,8 @@ class AgentLoopEngine(ChatEngine):
                 from ovos_bus_client.message import Message
 
                 bus.emit(Message(BUS_STEP_TOPIC, {"engine": self.engine_name, **event.as_dict()}))
+                if isinstance(event, Progress) and origin is not None:
+                    bus.emit(origin.forward("speak", progress_speech(event, self.engine_name)))
                 if kind == "confirm" and data.get("decision") == "asked":
                     payload = {"engine": self.engine_name, "session": session_id, **data}
                     bus.emit(Message(BUS_CONFIRM_TOPIC, payload))

@@ -31,6 +31,7 @@ __all__ = [
     "ModelCall",
     "Notice",
     "Plan",
+    "Progress",
     "StepEvent",
     "StepKind",
     "StepListener",
@@ -39,6 +40,7 @@ __all__ = [
     "ToolResult",
     "TurnStart",
     "make_event",
+    "progress_speech",
 ]
 
 BUS_STEP_TOPIC = "ovos.agentic_loop.step"
@@ -54,6 +56,7 @@ StepKind = Literal[
     "tool_call",  # ToolCallStep
     "tool_result",  # ToolResult
     "notice",  # Notice
+    "progress",  # Progress (a line a voice may say while a tool runs)
     "final",  # Final
     "plan",  # Plan (ovos-plan-execute-loop)
     "strategy_step",  # StrategyStep (the other loops: critiques, scores, sub-answers)
@@ -145,6 +148,31 @@ class Notice(StepEvent):
 
 
 @dataclass(kw_only=True)
+class Progress(StepEvent):
+    """A line for a waiting listener while a tool runs (``progress_speech``): a host may speak it.
+
+    Not part of the answer: it is never in the turn's reply, nor in what a host remembers of it.
+    """
+
+    KIND: ClassVar[str] = "progress"
+    kind: str = "progress"
+    text: str = ""
+    lang: str | None = None
+    tool: str = ""  # the call the line is about
+
+
+def progress_speech(event: Progress, engine_name: str) -> dict[str, Any]:
+    """The ``speak`` payload of a progress line on a voice assistant's bus: said in the turn's
+    session, no answer expected, marked so a host can tell it from the answer (``meta.progress``)."""
+    return {
+        "utterance": event.text,
+        "lang": event.lang,
+        "expect_response": False,
+        "meta": {"skill": engine_name, "progress": True, "tool": event.tool},
+    }
+
+
+@dataclass(kw_only=True)
 class Final(StepEvent):
     KIND: ClassVar[str] = "final"
     kind: str = "final"
@@ -206,6 +234,7 @@ _RECORDS: dict[str, type[StepEvent]] = {
         ToolCallStep,
         ToolResult,
         Notice,
+        Progress,
         Final,
         Plan,
         StrategyStep,

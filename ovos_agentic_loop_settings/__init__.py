@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 __all__ = [
     "TOOL_ANNOTATIONS_KEY",
+    "TOOL_PROGRESS_KEY",
     "TOOL_ROLE_KEY",
     "SectionTypeError",
     "StrictSection",
@@ -37,6 +38,10 @@ __all__ = [
 #: It travels wherever OPM's tool definitions go (``tool_json_list``, ``tools_to_openai_spec``,
 #: the bus); the loop reads it and takes it out of the schema before the model sees the tool.
 TOOL_ANNOTATIONS_KEY = "x-tool-annotations"
+#: The key, inside a tool's annotations, of what a voice says while the tool runs: a template per
+#: language (``{"en": "Reading {path}.", "pt": "A ler {path}."}``) whose ``{names}`` are the call's
+#: arguments. The loop says it when a turn has been silent a while (``progress_delay``).
+TOOL_PROGRESS_KEY = "progress"
 
 #: Among those annotations: the role a tool plays for the loop's rules, declared by its toolbox
 #: (never guessed from argument names or description prose): ``{"kind": "calculator" | "reader" |

@@ -22,6 +22,7 @@ from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._runtime.daemon_pool import DaemonPool
 from ovos_agentic_loop._runtime.session_key import session_key
 from ovos_agentic_loop._text.language import answer_language_line
+from ovos_agentic_loop._text.progress import ProgressHook
 from ovos_agentic_loop._text.protocol import NATIVE_GUIDANCE, text_tool_prompt
 from ovos_agentic_loop._text.stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop._tools.observations import ToolOutcome
@@ -30,6 +31,7 @@ from ovos_agentic_loop._tools.selection import Shortlist, shortlist
 from ovos_agentic_loop._tools.toolset import ToolSet
 from ovos_agentic_loop._turn.brain_call import BrainHandle
 from ovos_agentic_loop._turn.limits import Limits
+from ovos_agentic_loop._turn.progress import ProgressVoice
 from ovos_agentic_loop._turn.repeats import CallHistory
 from ovos_agentic_loop._turn.timings import TurnTimings
 from ovos_agentic_loop._turn.transcript import fold_system, persona_instructions
@@ -58,6 +60,8 @@ class TurnSetup:
     #: The world the rules read, injected: today's date and where a program is installed.
     today: Callable[[], dt.date] = dt.date.today
     which: ProgramLookup = shutil.which
+    #: A host's own progress lines (``engine.progress_lines``), asked before the toolboxes' phrases.
+    progress_hook: ProgressHook | None = None
 
 
 @dataclass
@@ -82,6 +86,8 @@ class TurnState:
     #: worked out from the session id and the incoming messages unless given (a sub-run: its parent's).
     session_key: str = ""
     timings: TurnTimings = field(default_factory=TurnTimings)
+    #: What was said to a waiting listener while tools ran (``_turn.progress``); a sub-run shares its turn's.
+    progress_voice: ProgressVoice = field(default_factory=ProgressVoice)
     #: The user message this turn answers (a sub-run's is its parent's): a question is bound to it.
     asker: str | None = None
     #: A sub-run's: its turn's limits, shared (None: this turn's own, from its config).

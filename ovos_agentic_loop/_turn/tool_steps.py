@@ -8,10 +8,12 @@ from dataclasses import replace
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
+from ovos_agentic_loop._text.progress import progress_line
 from ovos_agentic_loop._tools.observations import ToolOutcome, held_back, not_run_again, run_calls
 from ovos_agentic_loop._tools.selection import FIND_TOOLS
+from ovos_agentic_loop._turn.progress import while_tools_run
 from ovos_agentic_loop._turn.state import TurnState
-from ovos_agentic_loop.events import Notice, ToolCallStep, ToolResult
+from ovos_agentic_loop.events import Notice, Progress, ToolCallStep, ToolResult
 
 __all__ = ["correct", "offer_called", "recheck", "remind", "run_tools"]
 
@@ -62,7 +64,11 @@ def _run(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
             )
         )
     outcomes = []
-    for outcome in _execute(turn, calls) if calls else []:
+    cfg = turn.setup.config
+    delay = cfg.progress_delay if cfg.progress_speech and calls else None
+    with while_tools_run(turn.progress_voice, delay, lambda: _say_progress(turn, calls[0])):
+        executed = _execute(turn, calls) if calls else []
+    for outcome in executed:
         turn.emit(
             ToolResult(
                 name=outcome.call.name,
@@ -75,6 +81,20 @@ def _run(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
         )
         outcomes.append(replace(outcome, note=turn.history.record(outcome)))
     return outcomes
+
+
+def _say_progress(turn: TurnState, call: ToolCall) -> None:
+    """The progress line about ``call`` (``_text.progress``), as a step event a host may speak."""
+    spec = turn.setup.toolset.get(call.name)
+    line = progress_line(
+        call.name,
+        call.arguments if isinstance(call.arguments, dict) else {},
+        spec.annotations if spec is not None else None,
+        turn.lang,
+        persona_lines=turn.setup.config.progress_lines,
+        hook=turn.setup.progress_hook,
+    )
+    turn.emit(Progress(text=line, lang=turn.lang, tool=call.name))
 
 
 def _execute(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:

@@ -164,6 +164,7 @@ class Turn(TurnState):
             units=self.units,
             started=self.started,
             count=self.count,
+            progress_voice=self.progress_voice,  # one listener: the turn's lines, not each sub-run's
             every_call_counts=True,
             session_key=self.session_key,
             asker=self.asker,

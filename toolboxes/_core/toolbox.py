@@ -27,9 +27,10 @@ from ovos_plugin_manager.templates.agent_tools import ToolBox, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import ValidationError
 
-from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY, TOOL_ROLE_KEY
+from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY, TOOL_PROGRESS_KEY, TOOL_ROLE_KEY
 from ovos_agentic_loop_toolboxes._core.errors import ToolCallError
 from ovos_agentic_loop_toolboxes._core.language import reading_in
+from ovos_agentic_loop_toolboxes._core.progress import PHRASES
 
 __all__ = ["BundledToolBox", "failure_reason"]
 
@@ -62,9 +63,14 @@ class BundledToolBox(ToolBox):
         by the calculator, the file reader and the command runner."""
         return None
 
+    def progress_phrases(self, name: str) -> dict[str, list[str]] | None:
+        """What a voice says while tool ``name`` runs, per language (``_core.progress``); None: the
+        loop's plain "One moment."."""
+        return PHRASES.get(name)
+
     def annotations(self, name: str) -> dict[str, Any]:
-        """What tool ``name`` does, for a loop's confirmation policy (see the module docstring), and
-        the role it plays where it has one."""
+        """What tool ``name`` does, for a loop's confirmation policy (see the module docstring), the
+        role it plays where it has one, and what a voice says while it runs."""
         changes = self.has_side_effects(name)
         settings = getattr(self, "settings", None)
         confirm = getattr(settings, "confirm", False)
@@ -73,6 +79,9 @@ class BundledToolBox(ToolBox):
         role = self.role(name)
         if role is not None:
             notes[TOOL_ROLE_KEY] = role
+        phrases = self.progress_phrases(name)
+        if phrases:
+            notes[TOOL_PROGRESS_KEY] = phrases
         return notes
 
     @property
