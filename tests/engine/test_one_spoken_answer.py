@@ -1,4 +1,4 @@
-"""One answer per turn once speech has started (issue 31): what a voice heard is never followed by
+"""One answer per turn once speech has started: what a voice heard is never followed by
 a second answer to the same question.
 
 After a yes the model answered a write with "I saved hi to note.txt successfully."; the loop found

@@ -1,4 +1,4 @@
-"""The prompt for tools (issue 9, "smaller prompt, same accuracy"): bounds the toolbox enforces itself
+"""The prompt for tools, smaller at the same accuracy: bounds the toolbox enforces itself
 are not sent, and the tool list of the bundled toolboxes stays within its measured size."""
 
 from __future__ import annotations

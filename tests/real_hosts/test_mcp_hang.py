@@ -1,6 +1,6 @@
 """An MCP server command that starts but never speaks MCP, through ovos-tool-adapters'
 ``ovos-mcp-toolbox`` inside our engine: when the program using the engine ends, no process the
-toolbox started is left running (issue 22, finding 4).
+toolbox started is left running.
 
 Each case runs the engine in its own program (a small host script, or ``ovos-agentic-loop chat``)
 so that a child reparented to init after that program exits is still found: the hung command

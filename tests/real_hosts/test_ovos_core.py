@@ -1,5 +1,5 @@
 """Our loop in a real voice assistant: ovos-messagebus, the ovos-core skills service and the
-ovos-persona pipeline plugin (issue 31), driven as a voice client drives it.
+ovos-persona pipeline plugin, driven as a voice client drives it.
 
 Each test sends ``recognizer_loop:utterance`` with a session (its own ``session_id``, a ``lang``) and
 reads what leaves on the bus: ``ovos.utterance.speak`` is what a TTS would say. The model is scripted

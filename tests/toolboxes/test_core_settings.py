@@ -1,4 +1,4 @@
-"""Strict settings for every bundled toolbox (issue 10 item 6, issue 13 "one toolbox core").
+"""Strict settings for every bundled toolbox, read by the one toolbox core they share.
 
 Each toolbox is built as a persona builds it (``cls(config=section)`` from the entry point), so a
 bad section must raise from the constructor: OPM's ``ToolBox.__init__`` hides errors raised later.
