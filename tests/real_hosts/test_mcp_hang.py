@@ -141,7 +141,7 @@ def test_a_program_using_the_engine_leaves_no_mcp_server_behind(
 
 
 def test_the_cli_exits_with_no_mcp_server_left(marker: str, workdir: tuple[Path, dict[str, str]]) -> None:
-    """The issue's own case: ``ovos-agentic-loop chat`` on a persona whose MCP command never answers."""
+    """``ovos-agentic-loop chat`` on a persona whose MCP command never answers."""
     folder, env = workdir
     with FakeOpenAIServer() as brain:
         brain.replies.append(answer("Fine, without tools."))
