@@ -438,7 +438,7 @@ def test_spoken_number_words_through_ovos_number_parser() -> None:
     task = _spoken("ar-percent")
     calls = _no_calls(task)
     assert check_spoken(task, ["It is three hundred and fifty two point five."], calls)[0]
-    # a spelled-out number mangled (issue 21, class 1) is not the value
+    # a spelled-out number mangled is not the value
     assert not check_spoken(task, ["It is thirty-five twenty-five."], calls)[0]
     german = _spoken("de-plus-percent")
     assert check_spoken(german, ["Das sind zweihundertachtunddreißig Euro."], _no_calls(german))[0]
