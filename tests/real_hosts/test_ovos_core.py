@@ -376,8 +376,8 @@ def test_a_yes_that_reaches_another_persona_runs_nothing_there_and_says_why(
 ) -> None:
     """ "ask nova about ..." asks Nova, who asks first; the "yes" after it is no ask intent, so
     ``handle_fallback`` gives it to the default persona, Tessa. ovos-persona keeps one memory per
-    persona: Tessa's has no question. Before, Tessa's model answered a bare "yes"; now Tessa's loop,
-    which knows that the session's last word was another persona's open question, says so."""
+    persona: Tessa's has no question. Tessa's loop, which knows that the session's last word was
+    another persona's open question, says so (left alone, Tessa's model answers a bare "yes")."""
     model.script(answer(tool_calls=[write("nova.txt", "hi")]))
     asked = assistant.say(f"ask {OTHER_PERSONA.lower()} about writing hi to nova.txt", session)
     assert plain(only_speak(asked).data["utterance"]) == "Should I write 'hi' to nova.txt?"

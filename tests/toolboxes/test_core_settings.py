@@ -55,7 +55,7 @@ def test_a_wrong_type_is_an_error_naming_the_toolbox_and_key(name: str, key: str
 
 
 def test_the_string_false_never_turns_the_shell_on(tmp_path: Path) -> None:
-    # bool("false") is True: this used to enable the shell.
+    # bool("false") is True: read loosely, this would enable the shell.
     with pytest.raises(ValueError, match="allow_shell"):
         build("ovos-shell-tools", allow_shell="false", root_path=str(tmp_path))
 
