@@ -1,4 +1,4 @@
-"""Figure 9: the Berkeley Function Calling Leaderboard, the bare model beside the loops (issue 21).
+"""Figure 9: the Berkeley Function Calling Leaderboard, the bare model beside the loops.
 
 A fixed sample of BFCL (``bfcl-eval`` on PyPI, pinned in ``requirements-bfcl.txt``): the first
 ``--bfcl-per-category`` entries of each of eight categories (simple, multiple, parallel,

@@ -1,4 +1,4 @@
-"""A decoy home-automation MCP server for figure 10 (issue 24): 60 tools with real-looking names,
+"""A decoy home-automation MCP server for figure 10: 60 tools with real-looking names,
 descriptions and argument schemas, in the style of Home Assistant's MCP server with entities,
 scripts and helpers exposed. It runs over stdio with the ``mcp`` SDK (``MCPServer``), started by
 ovos-tool-adapters' ``ovos-mcp-toolbox`` like any MCP server a persona adds.

@@ -1,4 +1,4 @@
-"""Figure 10: many tools on the small model (issue 24): the spoken held-out questions with the
+"""Figure 10: many tools on the small model: the spoken held-out questions with the
 ``local-assistant`` tools alone (15) and beside a decoy home-automation MCP server (40 and 80 tools),
 tool selection off and on, and upstream's loop beside it.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figure 11 (issue 25): the loop behind LiteLLM's proxy on one vs two model replicas, 8 sessions at once.
+"""Figure 11: the loop behind LiteLLM's proxy on one vs two model replicas, 8 sessions at once.
 
     .venv/bin/python bench/scale_runner.py --replicas fake --window 20          # the proof, in seconds
     .venv/bin/python bench/scale_runner.py --replicas llama --server-cli PATH   # the real run (model lock!)

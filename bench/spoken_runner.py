@@ -1,4 +1,4 @@
-"""Figure 5s: spoken questions with every tool of the ``local-assistant`` persona loaded (issue 21).
+"""Figure 5s: spoken questions with every tool of the ``local-assistant`` persona loaded.
 
 The suite is data (``bench/tasks/spoken.json``): questions as speech-to-text delivers them
 (lowercase, no punctuation, numbers as words), follow-ups (a conversation of two turns, the second
@@ -127,7 +127,7 @@ def spoken_placeholders(sandbox: str = "", now: dt.datetime | None = None) -> di
 
 # --- the checks ---------------------------------------------------------------------------------
 
-# A tool call spoken instead of made: markup or JSON of a call, or a ReAct line (issue 21, class 7).
+# A tool call spoken instead of made: markup or JSON of a call, or a ReAct line.
 _PROTOCOL = re.compile(
     r"<\s*/?\s*(?:tools?|tool_call|function(?:_call)?|arguments)\b"
     r"|\"(?:name|arguments)\"\s*:"

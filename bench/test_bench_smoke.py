@@ -25,6 +25,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import chart
 import venvs
 from bfcl_runner import CATEGORIES as BFCL_CATEGORIES
 from loops_runner import LOOPS, LoopSystem, parse_loops, verdict
@@ -329,6 +330,36 @@ def test_figure_8_runs_end_to_end_on_the_scripted_server(tmp_path: Path) -> None
     assert not (tmp_path / "chart.png").exists()  # figure 8 is a table: no chart to redraw
 
 
+# --- the chart: drawn from the README's current figures ------------------------------------
+
+TABLE = """## Current figures
+
+| figure | measure | ours | up react | up native | smol | oa | pai | floor | measured |
+|---|---|---|---|---|---|---|---|---|---|
+| 1 | ms per extra step | 2.59 | 2.61 | 3.09 | 18.58 | 16.19 | 16.69 | 9.95 | 2026-12-01 14:17 |
+| 1 | the same, paired runs | 5.31 / 5.24 (paired difference +0.17) | | | | | | | 2026-12-03 06:39 |
+| 5 | typed | 86% (18/21), 3.10 (before: 90%, 3.14) | 0% (0/21), 1.48 | | | | | | 2026-12-02 |
+| 6 | first sentence / whole answer, s | 0.20 / 2.65 | 3.02 / 3.02 | | n/a | | | | 2026-12-01 |
+
+Full tables: | 7 | not a row |
+"""
+
+
+def test_the_chart_reads_each_figures_first_row_of_the_table() -> None:
+    rows = chart.current_figures(TABLE)
+    assert sorted(rows) == ["1", "5", "6"]
+    assert rows["1"].values["ours"] == [2.59] and rows["1"].values["floor"] == [9.95]
+    assert rows["1"].measured == "2026-12-01 14:17"
+    # the parenthesised notes (counts, earlier runs) are not the cell's figures
+    assert rows["5"].values == {"ours": [86.0, 3.1], "upstream-react": [0.0, 1.48]}
+    assert rows["6"].values == {"ours": [0.2, 2.65], "upstream-react": [3.02, 3.02]}
+
+
+def test_the_chart_finds_figures_1_to_6_in_the_readme() -> None:
+    rows = chart.current_figures((Path(__file__).resolve().parent / "README.md").read_text())
+    assert all(rows[f].values.get("ours") for f in chart.CHARTED), {f: rows.get(f) for f in chart.CHARTED}
+
+
 # --- figure 5s: the spoken suite -------------------------------------------------------------
 
 SPOKEN_CATEGORIES = {
@@ -438,7 +469,7 @@ def test_spoken_number_words_through_ovos_number_parser() -> None:
     task = _spoken("ar-percent")
     calls = _no_calls(task)
     assert check_spoken(task, ["It is three hundred and fifty two point five."], calls)[0]
-    # a spelled-out number mangled (issue 21, class 1) is not the value
+    # a spelled-out number mangled is not the value
     assert not check_spoken(task, ["It is thirty-five twenty-five."], calls)[0]
     german = _spoken("de-plus-percent")
     assert check_spoken(german, ["Das sind zweihundertachtunddreißig Euro."], _no_calls(german))[0]

@@ -219,7 +219,8 @@ def _argument_model(func: Callable[..., Any], label: str, tool_name: str) -> typ
         text = description or documented.get(param.name)
         fields[param.name] = (annotation, Field(default, description=text) if text else default)
     model_name = re.sub(r"\W", "_", tool_name) + "_arguments"
-    return create_model(model_name, __base__=ToolArguments, **fields)
+    model: type[Any] = create_model(model_name, __base__=ToolArguments, **fields)
+    return model
 
 
 def _split_description(hint: Any) -> tuple[Any, str | None]:

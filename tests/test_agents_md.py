@@ -172,7 +172,7 @@ def test_bad_configuration_names_the_key() -> None:
 
 
 def test_a_section_that_is_not_an_object_is_refused_by_name() -> None:
-    # dict("auto") used to fail with "dictionary update sequence element #0 has length 1".
+    # Not dict("auto")'s "dictionary update sequence element #0 has length 1", which names nothing.
     cls = load_memory_plugin(PLUGIN)
     with pytest.raises(ValueError, match=r"its config section must be a JSON object.*got str 'auto'"):
         cls(config="auto")

@@ -393,7 +393,7 @@ def test_stream_open_is_retried_on_5xx(server: FakeOpenAIServer) -> None:
     assert list(brain_for(server).stream_tokens([user("hi")])) == ["ok"]
 
 
-# -- incomplete streams (issue 13, finding 2) --------------------------------------------
+# -- incomplete streams ----------------------------------------------------------------
 def add_call_delta(arguments: str) -> list[dict[str, Any]]:
     return [{"index": 0, "id": "c1", "type": "function", "function": {"name": "add", "arguments": arguments}}]
 
@@ -440,7 +440,7 @@ def test_either_end_marker_completes_a_stream(server: FakeOpenAIServer, stream: 
     assert isinstance(items[-1], BrainReply) and items[-1].content == "Hi."
 
 
-# -- Retry-After (issue 13, finding 3) ------------------------------------------------------
+# -- Retry-After ---------------------------------------------------------------------------
 def busy_for(seconds: float, retry_after: str | Callable[[], str], status: int = 429) -> Callable[..., Any]:
     """A server that refuses every request until ``seconds`` after the first one, saying when to return."""
     opened: list[float] = []
@@ -503,7 +503,7 @@ def test_retry_after_parsing() -> None:
         assert retry_after_seconds(junk, now=now) is None
 
 
-# -- replies that are not chat completions (issue 13, finding 7) -----------------------------
+# -- replies that are not chat completions ------------------------------------------------
 HTML_PAGE = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>" + "x" * 5000
 
 

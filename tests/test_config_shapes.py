@@ -1,4 +1,4 @@
-"""One config shape, both accepted (issue 22): a toolbox's section inside the loop's section, or at
+"""One config shape, both accepted: a toolbox's section inside the loop's section, or at
 the persona's top level (the shape ovos-tool-adapters' README and ovos-persona-server's bridges use)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ask before acting (issue 23) behind the real hosts, which send back text only: ovos-persona
+"""Ask before acting behind the real hosts, which send back text only: ovos-persona
 (its short-term memory remembers the spoken sentences, joined) and ovos-persona-server's OpenAI
 API (a client sends the assistant's content back). The yes of turn 2 runs the call of turn 1."""
 

@@ -1,5 +1,5 @@
 """``confirm_side_effects`` with a real MCP server (the ``mcp`` SDK, over stdio) through
-ovos-tool-adapters' ``ovos-mcp-toolbox`` (issue 23). The adapter passes on a tool's name,
+ovos-tool-adapters' ``ovos-mcp-toolbox``. The adapter passes on a tool's name,
 description and schema but not its annotations, so every MCP tool it serves counts as one that
 may change something (MCP's rule for a tool that does not say readOnlyHint): each is asked about,
 the one that says it is read-only too. Skipped when either package is missing."""

@@ -1,4 +1,4 @@
-"""doctor's tool-list check (issue 24): the offered-tool count and the tool list's size per persona,
+"""doctor's tool-list check: the offered-tool count and the tool list's size per persona,
 with a warning when the bundled model's CPU reads it for more than 20 s the first time."""
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""The engine loads its brain in the background from construction on (issue 20: first-turn cost).
-
-Before, the brain plugin (and with ``ovos-openai-brain`` the ``openai`` import) was loaded at the
-first question, however long after construction it came.
+"""The engine loads its brain in the background from construction on, so the first
+question does not pay for loading the brain plugin (and with ``ovos-openai-brain`` the ``openai``
+import), however long after construction it comes.
 """
 
 from __future__ import annotations

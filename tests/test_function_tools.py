@@ -1,4 +1,4 @@
-"""Plain Python functions as tools (issue 22): signature -> schema, docstring -> description."""
+"""Plain Python functions as tools: signature -> schema, docstring -> description."""
 
 from __future__ import annotations
 

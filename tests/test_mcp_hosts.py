@@ -1,6 +1,6 @@
 """A real MCP server (the ``mcp`` SDK, over stdio) through ovos-tool-adapters' ``ovos-mcp-toolbox``,
 in the persona shape its README and ovos-persona-server use: the toolbox's section at the persona's
-top level (issue 22). Skipped when either package is missing."""
+top level. Skipped when either package is missing."""
 
 from __future__ import annotations
 

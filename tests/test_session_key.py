@@ -1,4 +1,4 @@
-"""Issue 25: every model request names its conversation, and the prompt's prefix stays byte-stable.
+"""Every model request names its conversation, and the prompt's prefix stays byte-stable.
 
 Behind a router with several model servers, a conversation is kept on the server whose prompt cache
 holds it only if each request carries the same key (LiteLLM's ``session_affinity`` reads the

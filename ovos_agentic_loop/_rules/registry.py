@@ -25,11 +25,11 @@ from ovos_agentic_loop.config import RuleName
 __all__ = ["MAX_NUDGES", "RULES", "RULE_NAMES", "Budget", "Rules", "rule"]
 
 #: Every rule, the most useful first: at each stage the first that finds something (and was not
-#: sent before with the same finding) is taken. A rule stays only where the rules' ablation
+#: sent before with the same finding) is taken. A rule is here only where the rules' ablation
 #: (bench figure 12: each rule switched off alone on the held-out halves) shows it earning its
-#: place or has not yet had the chance to: "a file name where its numbers belong" and "a
-#: description's example copied" were removed after it showed nothing lost without them
-#: (bench/results/ablation-be0aaf2.md).
+#: place, or where it answers a habit the ablation cannot measure (docs/architecture.md says which);
+#: a rule that showed nothing lost without it is gone (``config.REMOVED_RULES``). The runs:
+#: bench/results/ablation-*.md.
 RULES: tuple[Rule[Any], ...] = (
     # on an answer
     DESCRIBED,

@@ -2,7 +2,7 @@
 
 A small model shown tool results in English (every tool answers in English) answers a Spanish
 or German question in English, or with a bare number: measured on the spoken suite, where
-every question in another language failed that way (issue 21). The session's ``lang`` is the
+every question in another language failed that way. The session's ``lang`` is the
 one reliable source of the language the user speaks, so when it names a language other than
 English the system prompt ends with one line asking for the answer in it. English sessions, and
 sessions without ``lang``, get no line: their prompts stay byte-identical (and cached).

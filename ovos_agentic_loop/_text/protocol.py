@@ -45,10 +45,10 @@ __all__ = [
 ]
 
 #: Added to the system prompt when tools are passed natively. Each clause answers a measured habit
-#: of small models (issue 15): arithmetic done in the head, a call described instead of made, a chain
-#: answered after its first step, tools called for greetings, replies too long to speak. A clause
-#: for chains ("get each value with its tool before calculating") cost 2 of 21 held-out tasks on
-#: the bundled model and was dropped; the loop's reactions (``_rules``) handle that class instead.
+#: of small models: arithmetic done in the head, a call described instead of made, a chain
+#: answered after its first step, tools called for greetings, replies too long to speak. There is
+#: no clause for chains ("get each value with its tool before calculating"): it cost 2 of 21
+#: held-out tasks on the bundled model; the loop's reactions (``_rules``) handle that class instead.
 NATIVE_GUIDANCE = (
     "Use a tool for every calculation, date, time, file or command; never work out numbers in your "
     "head. Call the tool, do not describe the call. Call one tool at a time when a step needs an "

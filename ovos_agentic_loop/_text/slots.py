@@ -2,9 +2,9 @@
 [hostname].", "It is {time} now."): the forced answer holding one is an honest "could not find
 out" rather than a slot read aloud.
 
-This was also a rule on every answer (send it back, fetch the value); the rules' ablation showed it
-never firing on the held-out halves in two runs (bench/results/ablation-104ac18.md and
-ablation-0eaf9e2.md), so only the forced answer's check remains.
+Only the forced answer is checked: as a rule on every answer (send it back, fetch the value) it
+never fired on the held-out halves of the rules' ablation (bench/results/ablation-104ac18.md,
+bench/results/ablation-0eaf9e2.md).
 """
 
 from __future__ import annotations

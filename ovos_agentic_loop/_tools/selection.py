@@ -63,9 +63,9 @@ CONTEXT_MESSAGES = 4
 #: has "what" and "how"): "whats the time" must not match every argument described "what to say".
 SPOKEN_FILLERS = ("whats", "many", "much", "please", "tell", "hey", "okay", "ok", "give", "want", "need")
 
-#: Worded to claim nothing about the listed tools: "only the tools that seem to fit the question
-#: are offered" (the first wording) told the bundled model that a listed tool fits, and it answered
-#: "what is the chemical symbol for gold" by reading files (spoken suite, issue 24).
+#: Worded to claim nothing about the listed tools: a wording such as "only the tools that seem to
+#: fit the question are offered" tells the bundled model that a listed tool fits, and it answers
+#: "what is the chemical symbol for gold" by reading files (spoken suite).
 FIND_TOOLS_SPEC = ToolSpec(
     name=FIND_TOOLS,
     description="Look up installed tools that are not in this list, by what they must do. Use it "

@@ -130,7 +130,7 @@ def call_brain(
             scope.cancel()
 
 
-def _call_brain(
+def _call_brain(  # noqa: C901 - one request, arguments to reply: what the brain takes, its worker, the wait
     brain: BrainHandle,
     messages: list[AgentMessage],
     *,

@@ -189,7 +189,7 @@ def offered_specs(turn: TurnState) -> list[dict[str, Any]] | None:
 def brain_messages(turn: TurnState) -> list[AgentMessage]:
     """The transcript as this brain takes it: text-protocol form and/or system folded in, and
     the user's question followed by the line asking for the answer in its language (after the
-    system prompt and tools, so a language costs no re-read of them: 76 s on 2 cores)."""
+    system prompt and tools, so a language costs no re-read of them: they are most of the prompt)."""
     transcript = list(turn.transcript)
     language = answer_language_line(turn.lang)
     asked = max((i for i, m in enumerate(transcript) if m.role == MessageRole.USER), default=None)

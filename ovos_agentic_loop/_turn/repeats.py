@@ -3,8 +3,8 @@
 A call identical to one that already SUCCEEDED this turn is not run again: its result is in
 the transcript. Asking again for the results the model has just been given ("15% of 2350" ->
 352.5, then ``2350 * 0.15``, then ``2350 * 0.15`` again) goes straight to the answer: told "you
-have this result", the bundled model asked a third time in every such turn of the spoken suite's
-tune half (6 of 6), two model calls for nothing. Asking again for an EARLIER result gets one
+have this result", the bundled model asks a third time (every such turn of the spoken suite's
+tune half did), two model calls for nothing. Asking again for an EARLIER result gets one
 reminder (it sometimes re-reads a listing before acting on it, and then goes on right); the
 second time, the turn goes to its answer. Any call made a third time ends the turn the same way.
 """

@@ -97,7 +97,7 @@ class RetryClock:
         """Seconds to wait before retry number ``attempt`` (1-based): as asked, else backoff."""
         if asked is not None:
             return asked
-        return min(MAX_BACKOFF, self.backoff * 2 ** (attempt - 1))
+        return min(MAX_BACKOFF, self.backoff * 2.0 ** (attempt - 1))
 
     def too_late(self, delay: float) -> bool:
         """True when a retry after ``delay`` seconds would start at or past the deadline."""

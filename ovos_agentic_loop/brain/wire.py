@@ -31,7 +31,7 @@ _WIRE_ROLE = {MessageRole.DEVELOPER: "system"}
 
 def _role(message: AgentMessage) -> str:
     role = MessageRole(message.role)
-    return _WIRE_ROLE.get(role, role.value)
+    return _WIRE_ROLE.get(role, str(role.value))
 
 
 def _encode_arguments(arguments: dict[str, Any]) -> str:

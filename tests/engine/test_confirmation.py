@@ -1,4 +1,4 @@
-"""Ask before acting (issue 23): a call that needs the user's yes ends the turn with one question;
+"""Ask before acting: a call that needs the user's yes ends the turn with one question;
 the next turn's yes runs exactly that call once, a no runs nothing, anything else drops it. The
 pending call comes back only through the text the caller sends back (as ovos-persona and
 persona-server's clients do), signed, so it can be neither forged nor replayed."""

@@ -1,4 +1,4 @@
-"""A streamed answer that cannot be finished says so (issue 13, findings 1 and 2).
+"""A streamed answer that cannot be finished says so.
 
 Cut by ``time_budget`` or by a server that hangs up mid-reply, the listener hears the
 part that was written, then a sentence saying the answer is incomplete; a step event

@@ -30,7 +30,7 @@ def test_forced_answer_that_is_still_a_call_becomes_a_clear_sentence(demo_tools:
     brain = ScriptedBrain([tool_call("add", a=1, b=1), '{"name": "add", "arguments": {"a": 1, "b": 1}}'])
     engine = engine_with(brain, [demo_tools], max_iterations=1)
     answer = engine.continue_chat(user("?")).content
-    # the loop says the result the model could not state (issue 21: grounded answers)
+    # the loop says the result the model could not state (a grounded answer)
     assert answer == "I'm sorry, I could not finish that within 1 steps. The result was: 2.0."
 
 

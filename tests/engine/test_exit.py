@@ -1,7 +1,7 @@
-"""Abandoned work never holds the process at exit (issue 13, finding 6).
+"""Abandoned work never holds the process at exit.
 
-A caller's thread that is not a daemon, waiting in a turn for a hung brain or tool,
-used to keep the interpreter alive until ``time_budget`` / ``tool_timeout`` ran out.
+A caller's thread that is not a daemon, waiting in a turn for a hung brain or tool, must not
+keep the interpreter alive until ``time_budget`` / ``tool_timeout`` runs out.
 Each case runs in a fresh interpreter whose main thread returns while the turn waits.
 """
 

@@ -1,4 +1,4 @@
-"""Grounded answers (issue 21): the loop knows the tool results. A repeated successful call is
+"""Grounded answers: the loop knows the tool results. A repeated successful call is
 answered with its result at the first repeat; a forced last answer that states none of the
 latest results, or mangles a number into words that do not say it, gets the result said plainly
 by the loop; a number said in words that does state it is left alone."""

@@ -1,4 +1,4 @@
-"""Head arithmetic (issue 15, class 2): a calculation question answered with a number the model made
+"""Head arithmetic: a calculation question answered with a number the model made
 up. The rule is about the kind of answer, never a task: the question asks for a calculation, a
 calculator tool is loaded and was not called this turn, and the answer states a number that nothing
 in the conversation holds (the question, a tool result, an earlier reply), not even rounded. Such an

@@ -1,4 +1,4 @@
-"""A model that writes a tool result itself (issue 15, seen on the stock chat template).
+"""A model that writes a tool result itself (seen on the stock chat template).
 
 Qwen-style templates show tool results to the model inside ``<tool_response>`` tags; a small
 model sometimes writes one on its own, replaying an earlier result instead of answering. Like an

@@ -1,4 +1,4 @@
-"""Lifecycle (issue 22): the engine closes every toolbox it built, at shutdown and when a persona is
+"""Lifecycle: the engine closes every toolbox it built, at shutdown and when a persona is
 unloaded, and no child process a toolbox started outlives it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A call written as markup of the model's own invention (issue 21, class 7): on its stock
+"""A call written as markup of the model's own invention: on its stock
 template the bundled model wrote ``<tools> <function name="evaluate_expression"> <arguments> ...``
 and it came back as the spoken answer. Markup that names a tool runs as the call; any such
 markup is never spoken, streamed or not."""

@@ -1,5 +1,5 @@
-"""The loop's reactions to a described call and to a program called as a tool (issue 15, classes 1
-and 3): each bounded, each through the public contract with a ScriptedBrain."""
+"""The loop's reactions to a described call and to a program called as a tool:
+each bounded, each through the public contract with a ScriptedBrain."""
 
 from __future__ import annotations
 

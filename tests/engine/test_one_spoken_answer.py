@@ -1,9 +1,9 @@
-"""One answer per turn once speech has started (issue 31): what a voice heard is never followed by
+"""One answer per turn once speech has started: what a voice heard is never followed by
 a second answer to the same question.
 
-After a yes the model answered a write with "I saved hi to note.txt successfully."; the loop found
-"the result is not stated" (the result held ``bytes_written: 2``), asked again, and the voice spoke
-both answers. Two things are fixed: a successful write is its own result (the typed outcome of a
+The case: after a yes the model answers a write with "I saved hi to note.txt successfully." while
+the result holds ``bytes_written: 2``. Were that judged "the result is not stated" and asked again,
+the voice would speak both answers. So a successful write is its own result (the typed outcome of a
 tool that changes something, not words of the answer, decides), and a rule that judges an answer
 either holds the stream (the unstated result) or is not asked once part of the reply was spoken.
 """

@@ -1,4 +1,4 @@
-"""The prompt for tools (issue 9, "smaller prompt, same accuracy"): bounds the toolbox enforces itself
+"""The prompt for tools, smaller at the same accuracy: bounds the toolbox enforces itself
 are not sent, and the tool list of the bundled toolboxes stays within its measured size."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_agentic_loop._text.protocol import NATIVE_GUIDANCE
 from ovos_agentic_loop._tools.toolset import PersonaTools, slim_schema
 
-#: Upstream's 11 tools (the issue's comparison). 5,760 characters measured at this commit with
-#: the guidance; 6,201 before (1,849 tokens = 42% of upstream's ReAct prompt). A growth past this
-#: bound must be paid for by an accuracy gain on the task suite (bench/README.md). A guidance clause
-#: for chains ("get each value with its tool before calculating", 5,818 characters) was measured
-#: and dropped: held-out half 76% with it, 86% without (README "Small-model accuracy").
+#: Upstream's 11 tools, the set compared with upstream's prompt: about 5,760 characters with the
+#: guidance, under half of upstream's ReAct prompt. A growth past this bound must be paid
+#: for by an accuracy gain on the task suite (bench/README.md). The guidance has no clause for
+#: chains ("get each value with its tool before calculating", 5,818 characters): the held-out
+#: half scored 76% with it, 86% without (README "Small-model accuracy").
 UPSTREAMS_TOOLS = [
     "evaluate_expression",
     "unit_convert",

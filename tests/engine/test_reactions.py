@@ -1,4 +1,4 @@
-"""The table of reactions and the typed tool outcomes (issue 20).
+"""The table of reactions and the typed tool outcomes.
 
 - A reaction that holds the stream must say so early (``may_apply``) whenever it can apply to the
   finished answer (``applies``): otherwise a voice speaks a made-up number and then the corrected

@@ -1,4 +1,4 @@
-"""Spoken answers a voice can read (issue 31): what ``stream_sentences`` hands a TTS holds no
+"""Spoken answers a voice can read: what ``stream_sentences`` hands a TTS holds no
 markdown, LaTeX, code, JSON or call marker; a fence or a formula is never spoken as several
 utterances; a formula that gives its result is said as the result; a number is never said in
 scientific notation. ``continue_chat`` (text hosts: persona-server, the CLI) keeps the text as the

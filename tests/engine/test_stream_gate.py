@@ -1,4 +1,5 @@
-"""Issue 14: a voice must never speak a tool call. Each finding, through the public streaming API."""
+"""A voice must never speak a tool call: each way a call can reach the stream, through the public
+streaming API."""
 
 from __future__ import annotations
 

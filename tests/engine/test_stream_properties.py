@@ -1,4 +1,4 @@
-"""Property tests of the stream (issue 14): for any script of replies the parser turns into calls and an
+"""Property tests of the stream: for any script of replies the parser turns into calls and an
 answer, whatever chunks they stream in, the streamed text is the answer ``continue_chat`` returns,
 after the talk the model wrote before its calls (spoken once, as a progress phrase), and never holds
 a call, a marker, a tag or a protocol line. Run over every streaming engine and mode

@@ -1,4 +1,4 @@
-"""Per-turn tool selection (issue 24): what a turn offers, through ``continue_chat`` and the selector.
+"""Per-turn tool selection: what a turn offers, through ``continue_chat`` and the selector.
 
 A persona with more tools than ``select_above`` offers ``find_tools``, its ``always_offered_tools``
 and a shortlist ranked for the question; one at or under it sends the requests it always sent.

@@ -1,4 +1,4 @@
-"""An unread file (issue 15, multi-step chains): the question names a file, the answer comes without
+"""An unread file (a multi-step chain cut short): the question names a file, the answer comes without
 any call of this turn touching it, and a file-reading tool is loaded. The bundled model answered
 "15% of the budget" in notes.txt from the numbers it had, never opening the file. One "read it
 first" message, from the same budget as the other reactions (at most one more model call)."""

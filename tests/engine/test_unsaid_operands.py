@@ -1,4 +1,4 @@
-"""Numbers nobody said (issue 21): a calculator call holding a number the user never said (in
+"""Numbers nobody said: a calculator call holding a number the user never said (in
 words or digits) and no tool returned is not run; the model gets the user's question with its
 numbers in digits (given only the list "25, 320", the model wrote 25 * 320: the percent lost).
 

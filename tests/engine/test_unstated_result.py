@@ -1,4 +1,4 @@
-"""An unstated result (issue 15): the answer follows tool results, talks about the call ("This is
+"""An unstated result: the answer follows tool results, talks about the call ("This is
 the result of the calculation.", "The command executed successfully") and holds none of the
 result's values. The bundled model wrote this after most single calls on its stock chat template;
 the user heard that something was done, never what. One "answer with the result" message, from the

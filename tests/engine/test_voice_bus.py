@@ -1,4 +1,4 @@
-"""The engine on a voice assistant's messagebus (issue 31): its own client where the host gave none
+"""The engine on a voice assistant's messagebus: its own client where the host gave none
 (ovos-persona under ovos-core builds it with ``config`` only), a spoken "stop" that cancels the
 pending question, the microphone reopened once the question has been played, and a yes that reaches
 another persona. A stand-in bus here; the real one is in tests/real_hosts/test_ovos_core.py."""

@@ -1,4 +1,4 @@
-"""Ask before acting (issue 23) in every loop: the turn that wants to write asks, whatever step of
+"""Ask before acting in every loop: the turn that wants to write asks, whatever step of
 the strategy wanted it; the yes runs the call once and answers; a no runs nothing."""
 
 from __future__ import annotations

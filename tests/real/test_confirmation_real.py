@@ -1,4 +1,4 @@
-"""Ask before acting (issue 23) on the bundled model: asked to write a note under
+"""Ask before acting on the bundled model: asked to write a note under
 ``confirm_tools: ["write_file"]``, the first turn asks and writes nothing; "yes" writes it."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Real host processes for the tests in this folder: started in their own process group, on 127.0.0.1,
-with a private home, and always stopped by their PID (issue 22, "Tests with the real hosts").
+with a private home, and always stopped by their PID.
 
 A host started here sees the machine the way a system service does: its working folder is ``/``,
 its ``HOME`` is a temporary folder with a private file in it, and its OVOS config (mycroft.conf,

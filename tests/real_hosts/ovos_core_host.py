@@ -1,5 +1,5 @@
 """A real voice assistant for the tests: ovos-messagebus and the ovos-core skills service with the
-ovos-persona pipeline plugin, on 127.0.0.1, with a private home, stopped by their PID (issue 31).
+ovos-persona pipeline plugin, on 127.0.0.1, with a private home, stopped by their PID.
 
 The persona lives where a user puts one (``$XDG_CONFIG_HOME/ovos_persona/``); its handler is
 ``ovos-react-loop`` and its brain ``ovos-openai-brain``, aimed at a scripted model that runs in the

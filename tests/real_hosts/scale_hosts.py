@@ -1,4 +1,4 @@
-"""The scale-out deployment of issue 25 on 127.0.0.1: fake model replicas behind a real LiteLLM proxy.
+"""The scale-out deployment on 127.0.0.1: fake model replicas behind a real LiteLLM proxy.
 
 Every process is a :class:`~host_processes.HostProcess` (its own group, stopped by its PID). The
 replicas are ``fake_replica.py`` (stdlib, starts in well under a second); the proxy is LiteLLM's

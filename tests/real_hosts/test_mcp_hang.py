@@ -1,6 +1,6 @@
 """An MCP server command that starts but never speaks MCP, through ovos-tool-adapters'
 ``ovos-mcp-toolbox`` inside our engine: when the program using the engine ends, no process the
-toolbox started is left running (issue 22, finding 4).
+toolbox started is left running.
 
 Each case runs the engine in its own program (a small host script, or ``ovos-agentic-loop chat``)
 so that a child reparented to init after that program exits is still found: the hung command
@@ -141,7 +141,7 @@ def test_a_program_using_the_engine_leaves_no_mcp_server_behind(
 
 
 def test_the_cli_exits_with_no_mcp_server_left(marker: str, workdir: tuple[Path, dict[str, str]]) -> None:
-    """The issue's own case: ``ovos-agentic-loop chat`` on a persona whose MCP command never answers."""
+    """``ovos-agentic-loop chat`` on a persona whose MCP command never answers."""
     folder, env = workdir
     with FakeOpenAIServer() as brain:
         brain.replies.append(answer("Fine, without tools."))

@@ -1,5 +1,5 @@
 """Our loop in a real voice assistant: ovos-messagebus, the ovos-core skills service and the
-ovos-persona pipeline plugin (issue 31), driven as a voice client drives it.
+ovos-persona pipeline plugin, driven as a voice client drives it.
 
 Each test sends ``recognizer_loop:utterance`` with a session (its own ``session_id``, a ``lang``) and
 reads what leaves on the bus: ``ovos.utterance.speak`` is what a TTS would say. The model is scripted
@@ -376,8 +376,8 @@ def test_a_yes_that_reaches_another_persona_runs_nothing_there_and_says_why(
 ) -> None:
     """ "ask nova about ..." asks Nova, who asks first; the "yes" after it is no ask intent, so
     ``handle_fallback`` gives it to the default persona, Tessa. ovos-persona keeps one memory per
-    persona: Tessa's has no question. Before, Tessa's model answered a bare "yes"; now Tessa's loop,
-    which knows that the session's last word was another persona's open question, says so."""
+    persona: Tessa's has no question. Tessa's loop, which knows that the session's last word was
+    another persona's open question, says so (left alone, Tessa's model answers a bare "yes")."""
     model.script(answer(tool_calls=[write("nova.txt", "hi")]))
     asked = assistant.say(f"ask {OTHER_PERSONA.lower()} about writing hi to nova.txt", session)
     assert plain(only_speak(asked).data["utterance"]) == "Should I write 'hi' to nova.txt?"

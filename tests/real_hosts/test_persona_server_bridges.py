@@ -1,4 +1,4 @@
-"""Our toolboxes behind a real ovos-persona-server 0.18, over its UTCP and MCP bridges (issue 22).
+"""Our toolboxes behind a real ovos-persona-server 0.18, over its UTCP and MCP bridges.
 
 persona-server's bridges serve EVERY installed toolbox, whatever the persona lists, and build each
 with the persona's section for it or, lacking one, the whole persona JSON. The server here runs as

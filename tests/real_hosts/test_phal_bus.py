@@ -1,4 +1,4 @@
-"""Our toolboxes in a real ovos-PHAL-plugin-tools service, called over a real ovos-messagebus (issue 22).
+"""Our toolboxes in a real ovos-PHAL-plugin-tools service, called over a real ovos-messagebus.
 
 The service is started as one is on a device: working folder ``/``, no config for any toolbox (so
 each is built as ``cls(config={}, bus=bus)``), a home folder with a private file. A bus caller aims

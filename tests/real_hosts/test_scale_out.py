@@ -1,4 +1,4 @@
-"""Issue 25: the loop behind a real LiteLLM proxy in front of two model replicas, under load.
+"""The loop behind a real LiteLLM proxy in front of two model replicas, under load.
 
 One LiteLLM proxy (``litellm[proxy]``, the ``scale`` extra) routes to two fake replicas
 (``fake_replica.py``: a scripted model that makes every turn call one tool, with delays, faults

@@ -1,5 +1,5 @@
 """Dates, times and zones said in words reach ovos-clock-tools the way a small model copies them
-from the user (issue 21), and every result says itself in words; through ``call_tool``."""
+from the user, and every result says itself in words; through ``call_tool``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One path rule for every toolbox (issue 13: the shell expanded '~', the filesystem refused it)."""
+"""One path rule for every toolbox: '~' means the same to the shell and to the filesystem."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Strict settings for every bundled toolbox (issue 10 item 6, issue 13 "one toolbox core").
+"""Strict settings for every bundled toolbox, read by the one toolbox core they share.
 
 Each toolbox is built as a persona builds it (``cls(config=section)`` from the entry point), so a
 bad section must raise from the constructor: OPM's ``ToolBox.__init__`` hides errors raised later.
@@ -55,7 +55,7 @@ def test_a_wrong_type_is_an_error_naming_the_toolbox_and_key(name: str, key: str
 
 
 def test_the_string_false_never_turns_the_shell_on(tmp_path: Path) -> None:
-    # bool("false") is True: this used to enable the shell.
+    # bool("false") is True: read loosely, this would enable the shell.
     with pytest.raises(ValueError, match="allow_shell"):
         build("ovos-shell-tools", allow_shell="false", root_path=str(tmp_path))
 

@@ -195,7 +195,7 @@ def test_pattern_that_unrolls_to_gigabytes_is_refused(
     world: tuple[ToolBox, Path, Path], pattern: str
 ) -> None:
     # The regex timeout covers matching, not compiling: 'regex' unrolls counted repeats at compile
-    # time, so 'a{1000000000}' alone used to allocate hundreds of gigabytes.
+    # time, so 'a{1000000000}' alone, compiled, would allocate hundreds of gigabytes.
     tb, _, _ = world
     started = time.thread_time()
     error = refused(tb, "search_in_files", {"pattern": pattern})

@@ -1,4 +1,4 @@
-"""The Landlock kernel sandbox around every program the toolboxes start (issue 13, "strict tier").
+"""The Landlock kernel sandbox around every program the toolboxes start.
 
 Each attack runs through the public contract (``find_toolbox_plugins`` + ``call_tool``) with a
 program the allowlist permits, so only the kernel stands between it and the file or socket.

@@ -1,5 +1,5 @@
-"""Long model inputs are refused fast with a clear error (issue 13: a multi-megabyte command string
-kept the shell busy for more than 20 s before failing)."""
+"""Long model inputs are refused fast with a clear error (a multi-megabyte command string
+would keep the shell busy for more than 20 s before failing)."""
 
 from __future__ import annotations
 

@@ -143,7 +143,7 @@ def test_plain_unit_exponents_still_work(tb: ToolBox, unit: str, target: str) ->
 
 
 def test_results_beyond_floats_are_clear_refusals(tb: ToolBox) -> None:
-    # These used to end in inf (sent to the model as null) or in a bare OverflowError.
+    # Not inf (sent to the model as null) nor a bare OverflowError.
     assert "too large" in refused(tb, "unit_convert", value=1e308, from_unit="km", to_unit="nm")
     assert "too large" in refused(tb, "statistics_summary", numbers=[1e308, -1e308])
     assert "too large" in refused(tb, "solve_equation", equation="(x + 2^800)^12 = 0")

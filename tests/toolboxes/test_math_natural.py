@@ -1,4 +1,4 @@
-"""What small models naturally write to the calculator (issue 15, class 4), and refusals that name
+"""What small models naturally write to the calculator, and refusals that name
 the tool to use instead."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Numbers and operators said in words reach ovos-math-tools the way a small model copies them
-from the user (issue 21), in en, pt, es and de; through ``call_tool``, as every OPM host calls it."""
+from the user, in en, pt, es and de; through ``call_tool``, as every OPM host calls it."""
 
 from __future__ import annotations
 

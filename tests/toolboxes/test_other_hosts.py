@@ -1,4 +1,4 @@
-"""Our toolboxes built by the ecosystem's other hosts, with no config at all (issue 22).
+"""Our toolboxes built by the ecosystem's other hosts, with no config at all.
 
 ovos-PHAL-plugin-tools builds every installed toolbox as ``cls(config=cfg.get(name, {}), bus=bus)``
 in a service whose working folder is usually ``/``; ovos-persona-server's UTCP and MCP bridges call
@@ -186,7 +186,7 @@ def test_the_loops_observation_of_a_refusal_is_unchanged(service_in_root: Path) 
 
 def test_a_whole_persona_handed_over_uses_the_toolboxs_own_section(tmp_path: Path, ovos_log: Any) -> None:
     """ovos-persona-server builds a toolbox without a top-level section with the whole persona JSON
-    (issue 22, finding 5: "unknown config keys ['handlers', 'name', 'ovos-react-loop']")."""
+    (not an error such as "unknown config keys ['handlers', 'name', 'ovos-react-loop']")."""
     (tmp_path / "notes.txt").write_text("kept here\n")
     persona = {
         "name": "files-helper",

@@ -1,4 +1,4 @@
-"""Programs die with the call, with the assistant's exit and with its death (issue 13 finding 5).
+"""Programs die with the call, with the assistant's exit and with its death.
 
 The loop runs a tool call in a daemon thread and abandons it at ``tool_timeout``; these tests use a
 separate Python process as the assistant so its exit can be observed from outside.

@@ -35,7 +35,8 @@ def make_shell(root: Path, **config: Any):
     ],
 )
 def test_shell_syntax_is_a_clear_error_for_the_model(tmp_path: Path, command: str, operator: str) -> None:
-    # Issue 10 item 7: 'echo hi | tr a-z A-Z' used to "succeed" by printing the pipe literally.
+    # 'echo hi | tr a-z A-Z' must not "succeed" by printing the pipe literally: the model would take it
+    # for the pipeline's output.
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "keep.txt").write_text("precious")

@@ -1,4 +1,5 @@
-"""What the model sees from run_command in a full loop turn (issues 10 item 7 and 13 finding 5)."""
+"""What the model sees from run_command in a full loop turn: shell syntax, and a program that outlives
+its call."""
 
 from __future__ import annotations
 

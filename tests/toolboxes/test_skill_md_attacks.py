@@ -196,7 +196,7 @@ def test_hostile_frontmatter_skips_one_skill_quickly(tmp_path: Path, frontmatter
 
 def test_env_parameter_cannot_be_path(tmp_path: Path, ovos_log) -> None:
     # PATH=<a folder the model writes to> would let it choose every program the script calls by
-    # name, and used to pick the 'bash' that runs a .sh script too.
+    # name, and the 'bash' that runs a .sh script too.
     for name in ("PATH", "GIT_SSH_COMMAND", "SKILL_DIR", "PERL5OPT", "NODE_OPTIONS"):
         root = tmp_path / name
         skill(root, skill_md=SKILL + f"### {name} (optional, env var)\n**Type**: `str`\n")

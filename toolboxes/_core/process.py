@@ -49,6 +49,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import IO
 
 from ovos_utils.log import LOG
 
@@ -329,7 +330,9 @@ def _kill_all_at_exit() -> None:
 atexit.register(_kill_all_at_exit)
 
 
-def _pump(proc: subprocess.Popen[bytes], buffers: dict, deadline: float, token: str) -> bool:
+def _pump(
+    proc: subprocess.Popen[bytes], buffers: dict[IO[bytes] | None, CappedBuffer], deadline: float, token: str
+) -> bool:
     """Read both pipes until the leader has exited and the pipes are drained, or the deadline.
 
     Returns True when the deadline was hit (the group is then already killed).

@@ -86,7 +86,7 @@ class BundledToolBox(ToolBox):
 
     @property
     def tool_json_list(self) -> list[dict[str, Any]]:
-        tools = super().tool_json_list
+        tools: list[dict[str, Any]] = super().tool_json_list
         for tool in tools:
             schema = tool.get("argument_schema")
             if isinstance(schema, dict):

@@ -237,7 +237,10 @@ class FileSystemToolBox(BundledToolBox):
         if said is not None:
             output = self.read_file(args.model_copy(update={"path": said.rel}))
             heard = f"{target.rel!r} does not exist; read {said.rel!r}, the file named aloud ('dot' is '.')"
-            return output.model_copy(update={"note": f"{heard}; {output.note}" if output.note else heard})
+            noted: ReadFileOutput = output.model_copy(
+                update={"note": f"{heard}; {output.note}" if output.note else heard}
+            )
+            return noted
         self._require_file(target)
         limit = min(args.limit or self.settings.max_read_bytes, self.settings.max_read_bytes)
         chunk = read_chunk(self.sandbox, target, args.offset, limit)

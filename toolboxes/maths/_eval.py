@@ -238,11 +238,13 @@ def _float_power(base: float, exponent: float) -> float:
     if base < 0 and not exponent.is_integer():
         raise MathError("a negative number to a fractional power has no real result")
     try:
-        return base**exponent
+        # A real result: the negative base with a fractional exponent (complex) was refused above.
+        power: float = base**exponent
     except OverflowError:
         raise MathError("the result is too large (above about 1e308)") from None
     except ZeroDivisionError:
         raise MathError("0 cannot be raised to a negative power (division by zero)") from None
+    return power
 
 
 def exact_root(value: Fraction, degree: int) -> Fraction | None:

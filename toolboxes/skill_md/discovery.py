@@ -168,7 +168,7 @@ class SkillCatalog:
             skill = replace(skill, rel=rel, nested=nested, origin=root.origin)
             if not (root.always or is_enabled(skill, self.enabled, named_only=root.named_only)):
                 if root.named_only and is_enabled(skill, self.enabled):
-                    # "all" used to load it: say why it is missing, and how to get it back
+                    # "all" leaves out the examples: say why it is missing, and how to get it in
                     LOG.info(f"example skill {skill.name!r} not loaded: name it in enabled_skills to use it")
                 else:
                     LOG.debug(f"skill {skill.name!r} ({path}) is not enabled")

@@ -72,12 +72,12 @@ class _FrontmatterLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]  # unannotated in the stubs
             raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here", mark)
         self._depth += 1
         try:
             if self._depth > MAX_YAML_DEPTH:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]  # as above
                 raise yaml.composer.ComposerError(
                     None, None, f"nesting deeper than {MAX_YAML_DEPTH} levels is not allowed", mark
                 )

@@ -152,7 +152,7 @@ class PageFetcher:
     def _read(self, url: httpx.URL, response: httpx.Response, deadline: float) -> RawPage | str:
         status = response.status_code
         if status in _REDIRECTS:
-            location = response.headers.get("location")
+            location: str | None = response.headers.get("location")
             if not location:
                 raise WebToolError(
                     f"{url} answered a redirect ({status}) without a Location; try another page"

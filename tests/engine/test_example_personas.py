@@ -1,4 +1,6 @@
-"""The two persona sections the loop must run as written, with scripted brains."""
+"""The README's example persona sections (shipped as ``ops-assistant`` and ``researcher``) load and
+run as written, with scripted brains: a brain with its own section, a missing toolbox named in the
+log, and two toolboxes offered as one tool list."""
 
 from __future__ import annotations
 
