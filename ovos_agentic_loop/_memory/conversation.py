@@ -38,12 +38,15 @@ from ovos_agentic_loop._runtime.session_key import session_key
 from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop.config import LoopConfig
 
-__all__ = ["KEY_PREFIX", "ConversationMemory", "Recall", "owner_of", "same_text"]
+__all__ = ["KEY_PREFIX", "RETRY_AFTER_S", "ConversationMemory", "Recall", "owner_of", "same_text"]
 
 #: Every key the memory writes starts so (a Redis shared with other programs shows whose they are).
 KEY_PREFIX = "ovos-agentic-loop:memory:"
 #: The ids of remembered calls start so: the turn tells them from its own calls by these ids.
 CALL_ID_PREFIX = "remembered_"
+#: Seconds a store that failed is left alone: a Redis host that does not answer costs a turn its
+#: connect timeout, and a voice should not wait for it at every turn.
+RETRY_AFTER_S = 30.0
 
 
 def same_text(a: str, b: str) -> bool:
@@ -96,6 +99,7 @@ class ConversationMemory:
     #: Wall-clock time, injected: a remembered turn's age is read against it.
     clock: Callable[[], float] = time.time
     _down: bool = field(default=False, init=False)
+    _retry_at: float = field(default=0.0, init=False)  # time.monotonic(): the store is tried again then
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @classmethod
@@ -143,7 +147,7 @@ class ConversationMemory:
         answer: str,
     ) -> None:
         """Keep the turn that ended with ``answer`` (as delivered) after the earlier ones it saw."""
-        if self.store is None or recall.key is None or not answer.strip():
+        if self.store is None or recall.key is None or not answer.strip() or self._resting():
             return
         prefix = f"{CALL_ID_PREFIX}{uuid.uuid4().hex[:12]}_"
         calls = ran_calls(transcript, outcomes, id_prefix=prefix)
@@ -158,6 +162,8 @@ class ConversationMemory:
 
     def _read(self, key: str) -> list[RememberedTurn] | None:
         """The conversation's turns ([] when there are none); None when the store is down."""
+        if self._resting():
+            return None
         try:
             text = self.store.get(key) if self.store is not None else None
         except StoreDown as exc:
@@ -183,9 +189,13 @@ class ConversationMemory:
             matched.insert(0, turn)
         return matched
 
+    def _resting(self) -> bool:
+        return self._down and time.monotonic() < self._retry_at
+
     def _report(self, exc: StoreDown) -> None:
         with self._lock:
             first, self._down = not self._down, True
+            self._retry_at = time.monotonic() + RETRY_AFTER_S
         if first:
             LOG.warning(
                 f"{self.engine_name}: conversation memory unavailable ({exc}); turns run without it "

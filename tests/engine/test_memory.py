@@ -328,3 +328,18 @@ def test_a_call_that_waited_for_a_yes_is_never_run_by_a_later_turn(demo_tools: D
     assert demo_tools.calls == []
     assert remembered_calls(brain.calls[-1]) == []
     assert not any(m.role == MessageRole.TOOL for m in brain.calls[-1].messages)
+
+
+@pytest.mark.needs_package("ovos_yes_no")
+def test_a_call_carried_out_after_a_yes_is_remembered(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("add", a=40, b=2)])
+    engine = engine_with(brain, [demo_tools], confirm_tools=["add"])
+    history = [user("Add 40 and 2")]
+    history.append(engine.continue_chat(history, session_id="s"))
+    brain.add("It is 42.")
+    history += [user("yes")]
+    history.append(engine.continue_chat(history, session_id="s"))
+    assert demo_tools.calls == [("add", {"a": 40, "b": 2})]
+    brain.add("Fine.")
+    engine.continue_chat([*history, user("Thanks")], session_id="s")
+    assert remembered_calls(brain.calls[-1]) == [{"a": 40, "b": 2}]

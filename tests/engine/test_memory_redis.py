@@ -16,7 +16,8 @@ from engine_helpers import engine_with
 from optional_packages import need_all
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop._memory.conversation import KEY_PREFIX
+from ovos_agentic_loop._memory.conversation import KEY_PREFIX, ConversationMemory
+from ovos_agentic_loop._memory.stores import StoreDown
 from ovos_agentic_loop.errors import ConfigError
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
@@ -125,3 +126,29 @@ def test_without_the_redis_client_the_error_says_what_to_install(monkeypatch: py
 def test_redis_needs_its_url() -> None:
     with pytest.raises(ConfigError, match="memory_url"):
         engine_with(ScriptedBrain(), memory="redis")
+
+
+class _DownStore:
+    """A store whose every request fails, counting the requests."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def get(self, key: str) -> str | None:
+        self.asked += 1
+        raise StoreDown("nobody home")
+
+    def put(self, key: str, text: str, ttl: float) -> None:
+        self.asked += 1
+        raise StoreDown("nobody home")
+
+
+def test_a_store_that_failed_is_left_alone_for_a_while() -> None:
+    """A Redis host that does not answer would cost every turn its connect timeout."""
+    store = _DownStore()
+    memory = ConversationMemory(store, owner="o", turns=6, max_age=60)
+    for _ in range(3):
+        recall = memory.recall("s", [user("hi")])
+        assert recall.key is None and [m.content for m in recall.messages] == ["hi"]
+        memory.remember(recall, [], {}, "hello")
+    assert store.asked == 1
