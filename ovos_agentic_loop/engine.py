@@ -4,8 +4,8 @@ A persona lists one of them in ``handlers``; the engine loads its brain and
 toolboxes from its own persona section (see :mod:`ovos_agentic_loop.config`) and
 runs a :class:`~ovos_agentic_loop._turn.turn.Turn` for every ``continue_chat`` call.
 The instance holds only configuration and shared resources (brain, toolboxes, a
-thread pool); every turn's state lives in its own ``Turn``, so one instance serves
-many sessions at once.
+thread pool, the conversations' memory store); every turn's state lives in its own
+``Turn``, so one instance serves many sessions at once.
 """
 
 from __future__ import annotations
