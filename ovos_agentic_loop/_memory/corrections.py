@@ -45,6 +45,13 @@ _INSTEAD: dict[str, str] = {
     "es": r"\b(?:no|en\s+vez\s+de|en\s+lugar\s+de)\b",
 }
 _PUNCTUATION = re.compile(r"[;:!?¿¡\"()]|(?<!\d),|,(?!\d)|\.(?!\d)")
+# The words a correction may say beside its number ("I meant the number seventy, actually").
+_FILLER_WORDS = {
+    "en": "the number it that was is to be percent per cent % actually really please sorry",
+    "pt": "o a número era é por cento % na verdade afinal desculpa",
+    "es": "el la número era es por ciento % en realidad perdón",
+}
+_FILLERS = {language: frozenset(words.split()) for language, words in _FILLER_WORDS.items()}
 # A number as a calculator expression writes it (no sign: "-" there is the operation).
 _OPERAND = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
@@ -70,12 +77,13 @@ def correction_in(utterance: str, lang: str | None) -> Correction | None:
         found = re.match(lead, text) if lead is not None else None
         if found is None:
             continue
+        reading = lang if language == code else language  # numbers in the phrase's language
         meant, *rest = re.split(_INSTEAD[language], text[found.end() :], maxsplit=1)
         wrong = rest[0] if rest else ""
-        value = _numbers(meant, lang)
-        if len(value) != 1:
-            return None  # no number, or a question said again: the model reads it
-        replaced = _numbers(wrong, lang)
+        value = _numbers(meant, reading)
+        if len(value) != 1 or not _only_a_number(meant, reading, _FILLERS[language]):
+            return None  # no number, a question said again, "the other one": the model reads it
+        replaced = _numbers(wrong, reading)
         return Correction(value[0], replaced[0] if len(replaced) == 1 else None)
     return None
 
@@ -108,6 +116,12 @@ def _numbers(text: str, lang: str | None) -> list[float]:
     # ovos-number-parser reads "seventy," as a word: punctuation goes (a comma between digits stays)
     text = _PUNCTUATION.sub(" ", text).strip()
     return [float(n) for n in numbers(in_digits(text, lang))] if text else []
+
+
+def _only_a_number(text: str, lang: str | None, fillers: frozenset[str]) -> bool:
+    """``text`` says its number and nothing else but filler words."""
+    words = in_digits(_PUNCTUATION.sub(" ", text), lang).lower().split()
+    return all(w in fillers or re.fullmatch(r"-?\d+(?:[.,]\d+)*%?", w) for w in words)
 
 
 def _written(value: float) -> str:
