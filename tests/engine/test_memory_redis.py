@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from conftest import DemoToolBox
 from engine_helpers import engine_with
-from optional_packages import need_all
+from optional_packages import need_all, require
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop._memory.conversation import KEY_PREFIX, ConversationMemory
@@ -40,7 +40,7 @@ def redis_url() -> Iterator[str]:
         if need_all():
             pytest.fail(MISSING_SERVER)
         pytest.skip(MISSING_SERVER)
-    redis = pytest.importorskip("redis", reason="needs the redis client: pip install -e '.[test]'")
+    redis = require("redis")
     port = _free_port()
     process = subprocess.Popen(
         [server, "--save", "", "--appendonly", "no", "--port", str(port), "--bind", "127.0.0.1"],
@@ -79,8 +79,7 @@ def user(text: str) -> AgentMessage:
 
 
 def test_a_second_replica_sees_the_first_ones_turn(redis_url: str) -> None:
-    import redis
-
+    redis = require("redis")
     brain = ScriptedBrain([tool_call("add", a=40, b=2), "It is 42."])
     section = {"memory": "redis", "memory_url": redis_url, "memory_max_age": 600}
     replica_a = engine_with(brain, [DemoToolBox()], **section)
