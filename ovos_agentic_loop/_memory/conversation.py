@@ -37,6 +37,7 @@ from ovos_agentic_loop._memory.stores import MemoryStore, StoreDown, open_store
 from ovos_agentic_loop._runtime.session_key import session_key
 from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop.config import LoopConfig
+from ovos_agentic_loop.errors import ConfigError
 
 __all__ = ["KEY_PREFIX", "RETRY_AFTER_S", "ConversationMemory", "Recall", "owner_of", "same_text"]
 
@@ -113,8 +114,12 @@ class ConversationMemory:
         clock: Callable[[], float] = time.time,
     ) -> ConversationMemory:
         """The memory ``settings`` ask for; a setting that cannot work raises ``ConfigError``."""
+        try:
+            store = open_store(settings)
+        except ConfigError as exc:
+            raise ConfigError(f"{engine_name}: {exc}") from exc.__cause__
         return cls(
-            open_store(settings),
+            store,
             owner_of(engine_name, config, persona),
             settings.memory_turns,
             settings.memory_max_age,
