@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ovos_utils.log import LOG
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from ovos_agentic_loop._runtime.loop_names import LOOP_NAMES
 from ovos_agentic_loop._runtime.sections import ToolboxSection
@@ -38,6 +38,7 @@ __all__ = [
     "LOOP_ENTRY_POINTS",
     "LoopConfig",
     "LoopPlan",
+    "MemoryStoreName",
     "Mode",
     "RuleName",
     "Selection",
@@ -46,6 +47,7 @@ __all__ = [
 
 Mode = Literal["auto", "native", "text"]
 Selection = Literal["all", "auto", "always"]
+MemoryStoreName = Literal["process", "file", "redis", "off"]
 
 #: The brain used when a persona names none: this project's OpenAI-compatible brain,
 #: whose defaults point at the local llama-server (``ovos-agentic-loop server start``).
@@ -221,6 +223,36 @@ class LoopConfig(StrictSection):
         description="Tool names a shortlist always holds, first and in this order (they keep the start "
         "of the prompt, and so llama-server's prompt cache, the same from turn to turn). Default: none.",
     )
+
+    memory: MemoryStoreName = Field(
+        default="process",
+        description="Where the loop remembers its own turns (their tool calls, results and the answer as "
+        "delivered), so a follow-up ('and twenty percent?', 'no, I meant seventy') sees the earlier "
+        "results: 'process', in this process; 'file', an SQLite file in the user cache folder that "
+        "survives a restart; 'redis', a Redis server at 'memory_url' shared by replicas; 'off', never. "
+        "Default: 'process'.",
+    )
+    memory_turns: int = Field(
+        default=6, ge=1, le=100, description="Earlier turns of one conversation remembered. Default: 6."
+    )
+    memory_max_age: float = Field(
+        default=1800.0,
+        gt=0,
+        le=30 * 86_400,
+        description="Seconds a remembered turn is kept after it ended. Default: 1800 (30 minutes).",
+    )
+    memory_url: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The Redis server of 'memory': 'redis' (redis://HOST:PORT/DB, rediss:// for TLS); "
+        "needed there, not read otherwise. Default: none.",
+    )
+
+    @model_validator(mode="after")
+    def _memory_url_for_redis(self) -> LoopConfig:
+        if self.memory == "redis" and not self.memory_url:
+            raise ValueError('memory "redis" needs "memory_url", e.g. "redis://127.0.0.1:6379/0"')
+        return self
 
     @property
     def brain_name(self) -> str:

@@ -4,8 +4,8 @@ A persona lists one of them in ``handlers``; the engine loads its brain and
 toolboxes from its own persona section (see :mod:`ovos_agentic_loop.config`) and
 runs a :class:`~ovos_agentic_loop._turn.turn.Turn` for every ``continue_chat`` call.
 The instance holds only configuration and shared resources (brain, toolboxes, a
-thread pool); every turn's state lives in its own ``Turn``, so one instance serves
-many sessions at once.
+thread pool, the conversations' memory store); every turn's state lives in its own
+``Turn``, so one instance serves many sessions at once.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
-from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
+from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole, ToolCall
 from ovos_utils.log import LOG
 
 from ovos_agentic_loop._confirmation import Confirmation
@@ -29,6 +29,7 @@ from ovos_agentic_loop._confirmation.bus import BusAnswers
 from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
 from ovos_agentic_loop._confirmation.sessions import last_words
 from ovos_agentic_loop._confirmation.voice_bus import EngineBus, message_on_stack, voice_listeners
+from ovos_agentic_loop._memory import ConversationMemory, Recall, corrected_call
 from ovos_agentic_loop._runtime import cancellation as cancellation
 from ovos_agentic_loop._runtime.cancellation import CancelScope
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
@@ -103,6 +104,9 @@ class AgentLoopEngine(ChatEngine):
     #: The clock the loop's date rules read (today's date, once per turn); set on an engine it is
     #: that engine's clock, which is how the tests run the loop on each day of a week.
     today: Callable[[], dt.date] = staticmethod(dt.date.today)
+    #: The wall clock the conversation memory dates its turns by (``memory_max_age``); set on an
+    #: engine it is that engine's clock, which is how the tests age a conversation without waiting.
+    memory_clock: Callable[[], float] = staticmethod(time.time)
 
     def __init__(
         self,
@@ -123,6 +127,15 @@ class AgentLoopEngine(ChatEngine):
 
             self.settings = with_context(self.settings, engine_name=self.engine_name)
         self._plan = LoopPlan.from_settings(self.engine_name, self.settings, persona)
+        # The conversations' memory: a shared store, no turn's state (``_memory``); a setting that
+        # cannot work fails here, before any toolbox is built.
+        self._memory = ConversationMemory.of(
+            self.settings,
+            engine_name=self.engine_name,
+            config=config,
+            persona=persona,
+            clock=lambda: self.memory_clock(),
+        )
         self.bus = bus
         self._caller_tools = CallerTools(
             accept_toolboxes=self.settings.caller_toolboxes, engine_name=self.engine_name
@@ -278,9 +291,11 @@ class AgentLoopEngine(ChatEngine):
         ``caller_toolboxes: true`` (see :mod:`ovos_agentic_loop._tools.toolset`).
         """
         voice = self._voice.for_turn()
-        turn = self._new_turn(messages, session_id, lang, units, tools)
+        recall = self._memory.recall(session_id, messages, lang)
+        turn = self._new_turn(messages, session_id, lang, units, tools, recall=recall)
         refused = self._refused(turn, messages, session_id, lang, voice=voice)
         if refused is not None:
+            self._memory.remember(recall, turn.transcript, turn.outcomes, refused.content or "")
             return refused
         self._await_warm_up(turn)
         run = self._run(turn, stream=False)
@@ -288,7 +303,11 @@ class AgentLoopEngine(ChatEngine):
             try:
                 next(run)
             except StopIteration as done:
-                return done.value
+                final: AgentMessage = done.value
+                break
+        if not final.tool_calls:  # the caller's own calls are no answer: its next call carries on
+            self._memory.remember(recall, turn.transcript, turn.outcomes, final.content or "")
+        return final
 
     def stream_tokens(
         self,
@@ -299,8 +318,53 @@ class AgentLoopEngine(ChatEngine):
         tools: Any = None,
     ) -> Iterator[str]:
         """The final answer's text as the model writes it (tool steps run silently first)."""
+        return self._streamed(messages, session_id, lang, units, tools, speech=False)
+
+    def stream_sentences(
+        self,
+        messages: list[AgentMessage],
+        session_id: str = "default",
+        lang: str | None = None,
+        units: str | None = None,
+        tools: Any = None,
+    ) -> Iterator[str]:
+        """Complete sentences of the final answer, each as soon as it is written (for TTS): as a
+        voice can read them, without markdown, LaTeX, code or JSON (``_text.speech``)."""
+        return self._streamed(messages, session_id, lang, units, tools, speech=True)
+
+    def _streamed(
+        self,
+        messages: list[AgentMessage],
+        session_id: str,
+        lang: str | None,
+        units: str | None,
+        tools: Any,
+        *,
+        speech: bool,
+    ) -> Iterator[str]:
+        """The answer's deltas (or its spoken sentences, ``speech``); the conversation's memory keeps
+        what was delivered: all of it, or what went out before the consumer stopped reading (the
+        user said stop, a client went away), which is what the user heard."""
+        from ovos_agentic_loop._text.speech import spoken
+
         voice = self._voice.for_turn()
-        turn = self._new_turn(messages, session_id, lang, units, tools)
+        recall = self._memory.recall(session_id, messages, lang)
+        turn = self._new_turn(messages, session_id, lang, units, tools, recall=recall)
+        said: list[str] = []
+        over = False
+        try:
+            deltas = self._deltas(turn, messages, session_id, lang, voice)
+            for piece in spoken(deltas) if speech else deltas:
+                said.append(piece)
+                yield piece
+            over = True
+        finally:
+            if (over or said) and turn.ending != "caller_tools":
+                self._memory.remember(recall, turn.transcript, turn.outcomes, "".join(said))
+
+    def _deltas(
+        self, turn: Turn, messages: list[AgentMessage], session_id: str, lang: str | None, voice: bool
+    ) -> Iterator[str]:
         refused = self._refused(turn, messages, session_id, lang, voice=voice)
         if refused is not None:
             yield refused.content or ""
@@ -319,22 +383,6 @@ class AgentLoopEngine(ChatEngine):
         rest = turn.unspoken(final)
         if rest:
             yield rest
-
-    def stream_sentences(
-        self,
-        messages: list[AgentMessage],
-        session_id: str = "default",
-        lang: str | None = None,
-        units: str | None = None,
-        tools: Any = None,
-    ) -> Iterator[str]:
-        """Complete sentences of the final answer, each as soon as it is written (for TTS): as a
-        voice can read them, without markdown, LaTeX, code or JSON (``_text.speech``)."""
-        from ovos_agentic_loop._text.speech import spoken
-
-        yield from spoken(
-            self.stream_tokens(messages, session_id=session_id, lang=lang, units=units, tools=tools)
-        )
 
     # -- internals ------------------------------------------------------------------
     def _run(self, turn: Turn, *, stream: bool) -> Generator[str, None, AgentMessage]:
@@ -378,7 +426,14 @@ class AgentLoopEngine(ChatEngine):
             self.warmed_up.set()
 
     def _new_turn(
-        self, messages: list[AgentMessage], session_id: str, lang: str | None, units: str | None, tools: Any
+        self,
+        messages: list[AgentMessage],
+        session_id: str,
+        lang: str | None,
+        units: str | None,
+        tools: Any,
+        *,
+        recall: Recall | None = None,
     ) -> Turn:
         brain = self._brain_handle()
         toolset: ToolSet = self._tools.current()
@@ -399,7 +454,32 @@ class AgentLoopEngine(ChatEngine):
             today=self.today,
             progress_hook=self.progress_lines,
         )
-        return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
+        if recall is None:
+            return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
+        redo = self._redo(recall, toolset, lang)
+        return Turn(
+            setup,
+            recall.messages,
+            session_id=session_id,
+            lang=lang,
+            units=units,
+            earlier_calls=recall.call_ids,
+            first_calls=(redo,) if redo is not None else (),
+        )
+
+    def _redo(self, recall: Recall, toolset: ToolSet, lang: str | None) -> ToolCall | None:
+        """The last turn's calculation with the number the user corrected, when it can be told for
+        sure and runs without a yes; else None (the model sees the remembered call and decides)."""
+        last, correction = recall.last, recall.correction
+        calculator = toolset.with_role("calculator")
+        if last is None or correction is None or calculator is None:
+            return None
+        spec, role = calculator
+        call = corrected_call(correction, last, spec.name, role.argument, lang)
+        owner = toolset.owners.get(spec.name)
+        if call is None or self._confirmation.needs_yes(spec, getattr(owner, "config", None)):
+            return None
+        return call
 
     def _refused(
         self, turn: Turn, messages: list[AgentMessage], session_id: str, lang: str | None, *, voice: bool

@@ -34,6 +34,7 @@ OPTIONAL: dict[str, str] = {
     "ovos_persona": f"ovos-persona, {_BOOTSTRAP}",
     "ovos_yes_no": f"ovos-yes-no-plugin (the yes/no engine confirmations load), {_BOOTSTRAP}",
     "ovos_openai_plugin": f"ovos-openai-plugin (the brain ovos-chat-openai-plugin), {_BOOTSTRAP}",
+    "redis": "redis (the conversation memory's Redis client), the test extra: pip install -e '.[test]'",
 }
 
 

@@ -41,6 +41,8 @@ class TurnView:
     #: The world, injected (the turn passes its setup's): no rule reads the clock or PATH itself.
     today: dt.date = field(default_factory=dt.date.today)
     which: ProgramLookup = shutil.which
+    #: The ids of calls the conversation's memory put back (made in earlier turns, not this one).
+    earlier: frozenset[str] = frozenset()
 
     @cached_property
     def question(self) -> str:
@@ -50,7 +52,9 @@ class TurnView:
     @cached_property
     def called(self) -> frozenset[str]:
         """Names of the tools called this turn."""
-        return frozenset(c.name for m in self.transcript if m.tool_calls for c in m.tool_calls)
+        return frozenset(
+            c.name for m in self.transcript if m.tool_calls for c in m.tool_calls if c.id not in self.earlier
+        )
 
     @cached_property
     def call_arguments(self) -> str:
@@ -60,6 +64,7 @@ class TurnView:
             for m in self.transcript
             if m.tool_calls
             for c in m.tool_calls
+            if c.id not in self.earlier
         )
 
     def role(self, kind: RoleKind) -> ToolRole | None:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
 from ovos_agentic_loop._confirmation import Confirmation, Reply, cleaned, last_user_text
 from ovos_agentic_loop._rules.registry import Rules
@@ -102,6 +102,11 @@ class TurnState:
     gate: FinalAnswerGate | None = None
     #: The tools this turn offers when the persona has too many to offer all (``_tools.selection``).
     offered: Shortlist | None = None
+    #: The ids of the calls of earlier turns the conversation's memory put into ``incoming``
+    #: (``_memory``): the rules read them as results the conversation holds, not as this turn's calls.
+    earlier_calls: frozenset[str] = frozenset()
+    #: Calls the loop makes first, before the model's (a correction of the last turn, made again).
+    first_calls: tuple[ToolCall, ...] = ()
 
     def __post_init__(self) -> None:
         # A reply to a question asked in the message before it, read before the marks are removed:
@@ -165,6 +170,7 @@ class TurnState:
             self.lang,
             today=setup.today(),
             which=setup.which,
+            earlier=self.earlier_calls,
         )
 
     def add_result(self, outcome: ToolOutcome) -> None:

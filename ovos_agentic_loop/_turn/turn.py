@@ -58,6 +58,10 @@ class Turn(TurnState):
     def run(self, stream: bool = False) -> Generator[str, None, AgentMessage]:
         shortlisted = {"offered": [t.name for t in self.offered.tools()]} if self.offered else {}
         self.emit(TurnStart(mode=self.mode, tools=self.setup.toolset.names, data=shortlisted))
+        if self.first_calls:  # the model answers with their results in front of it
+            made = [c.arguments for c in self.first_calls]
+            self.emit(Notice(message=f"made again for a correction: {made}"))
+            tool_steps.run_tools(self, list(self.first_calls), "")
         try:
             while True:
                 decision = yield from self._next(stream)

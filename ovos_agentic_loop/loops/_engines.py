@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from ovos_plugin_manager.templates.agents import AgentMessage
 from pydantic import BaseModel
 
+from ovos_agentic_loop._memory import Recall
 from ovos_agentic_loop._runtime.loop_names import loop_name
 from ovos_agentic_loop._tools.toolset import WarnOnce
 from ovos_agentic_loop._turn.turn import Turn
@@ -68,7 +69,14 @@ class StrategyLoopEngine(AgentLoopEngine):
         return drive(self._strategy(), turn, stream=stream)
 
     def _new_turn(
-        self, messages: list[AgentMessage], session_id: str, lang: str | None, units: str | None, tools: Any
+        self,
+        messages: list[AgentMessage],
+        session_id: str,
+        lang: str | None,
+        units: str | None,
+        tools: Any,
+        *,
+        recall: Recall | None = None,
     ) -> Turn:
         if tools:
             self._warn_once(
@@ -76,7 +84,7 @@ class StrategyLoopEngine(AgentLoopEngine):
                 "caller tools are not supported by this loop and are ignored; "
                 "use ovos-react-loop for a caller that passes its own tools",
             )
-        return super()._new_turn(messages, session_id, lang, units, None)
+        return super()._new_turn(messages, session_id, lang, units, None, recall=recall)
 
 
 def _parse_loop_settings(

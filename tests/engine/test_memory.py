@@ -1,0 +1,345 @@
+"""The loop remembers its own turns per conversation: a follow-up's request holds the earlier
+turns' calls and results before their answers; nothing crosses sessions or personas; a history
+that is not the remembered one starts afresh; an answer cut short is remembered as delivered; the
+bounds hold; a correction redoes the last calculation; a call that waited for a yes stays unrun."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from conftest import DemoToolBox
+from engine_helpers import engine_with
+from ovos_plugin_manager.agents import load_chat_plugin
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agent_tools import ToolBox
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+from ovos_agentic_loop.events import StepEvent
+from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
+
+FIRST = "What is 15% of 2350?"
+FIRST_ANSWER = "15% of 2350 is 352.5."
+FOLLOW_UP = "And twenty percent?"
+
+
+def user(text: str) -> AgentMessage:
+    return AgentMessage(MessageRole.USER, text)
+
+
+def said(text: str) -> AgentMessage:
+    return AgentMessage(MessageRole.ASSISTANT, text)
+
+
+@pytest.fixture
+def maths() -> ToolBox:
+    return find_toolbox_plugins()["ovos-math-tools"](config={})
+
+
+def result_of(call: BrainCall) -> str:
+    """The calculator's result in the last TOOL message (native) or Observation (text) sent."""
+    last = call.messages[-1].content or ""
+    found = json.loads(last.removeprefix("Observation: ").split("\n")[-1].removeprefix("Observation: "))
+    return str(found["result"])
+
+
+def remembered_calls(call: BrainCall) -> list[dict[str, Any]]:
+    """The arguments of every tool call of the request's history (before its last user message)."""
+    last_user = max(i for i, m in enumerate(call.messages) if m.role == MessageRole.USER)
+    return [c.arguments for m in call.messages[:last_user] if m.tool_calls for c in m.tool_calls]
+
+
+def first_turn(engine: Any, brain: ScriptedBrain, session_id: str = "kitchen") -> None:
+    brain.add(tool_call("evaluate_expression", expression="2350 * 0.15"), FIRST_ANSWER)
+    assert engine.continue_chat([user(FIRST)], session_id=session_id).content == FIRST_ANSWER
+
+
+def follow_up(
+    engine: Any, brain: ScriptedBrain, session_id: str = "kitchen", answer: str = FIRST_ANSWER
+) -> str:
+    brain.add(tool_call("evaluate_expression", expression="2350 * 0.2"), "Twenty percent is 470.")
+    history = [user(FIRST), said(answer), user(FOLLOW_UP)]
+    return engine.continue_chat(history, session_id=session_id).content
+
+
+@pytest.mark.parametrize("entry_point", ["ovos-react-loop", "ovos-native-toolcall-loop"])
+def test_a_follow_up_holds_the_earlier_call_and_result_before_its_answer(
+    entry_point: str, maths: ToolBox
+) -> None:
+    brain = ScriptedBrain()
+    engine = engine_with(brain, [maths], entry_point)
+    first_turn(engine, brain)
+    follow_up(engine, brain)
+
+    sent = brain.calls[-1].messages
+    at = next(i for i, m in enumerate(sent) if m.role == MessageRole.ASSISTANT and m.content == FIRST_ANSWER)
+    call, result = sent[at - 2], sent[at - 1]
+    assert call.role == MessageRole.ASSISTANT and [c.arguments for c in call.tool_calls] == [
+        {"expression": "2350 * 0.15"}
+    ]
+    assert result.role == MessageRole.TOOL and result.tool_call_id == call.tool_calls[0].id
+    assert json.loads(result.content)["result"] == "352.5"
+    assert sent[at + 1].content.startswith(FOLLOW_UP)
+    brain.assert_complete()
+
+
+def test_the_text_protocol_gets_the_earlier_call_as_action_and_observation(maths: ToolBox) -> None:
+    brain = ScriptedBrain(supports_tools=False)
+    engine = engine_with(brain, [maths], mode="text")
+    brain.add('Action: evaluate_expression\nAction Input: {"expression": "2350 * 0.15"}', FIRST_ANSWER)
+    engine.continue_chat([user(FIRST)], session_id="kitchen")
+    follow_up(engine, brain)
+
+    sent = [(m.role, m.content) for m in brain.calls[-1].messages[1:]]
+    assert sent[0] == (MessageRole.USER, FIRST)
+    assert sent[1] == (
+        MessageRole.ASSISTANT,
+        'Action: evaluate_expression\nAction Input: {"expression": "2350 * 0.15"}',
+    )
+    assert sent[2][0] == MessageRole.USER and sent[2][1].startswith("Observation: ") and "352.5" in sent[2][1]
+    assert sent[3] == (MessageRole.ASSISTANT, FIRST_ANSWER)
+    assert sent[4][1].startswith(FOLLOW_UP)
+
+
+def test_a_call_of_an_earlier_turn_runs_again_when_asked_again(demo_tools: DemoToolBox) -> None:
+    """A fact that can change is fetched again: the repeat guard counts this turn's calls only."""
+    brain = ScriptedBrain([tool_call("add", a=1, b=2), "It is 3."])
+    engine = engine_with(brain, [demo_tools])
+    engine.continue_chat([user("Add 1 and 2")], session_id="s")
+    brain.add(tool_call("add", a=1, b=2), "Still 3.")
+    events: list[StepEvent] = []
+    engine.add_step_listener(events.append)
+
+    answer = engine.continue_chat([user("Add 1 and 2"), said("It is 3."), user("And now?")], session_id="s")
+
+    assert answer.content == "Still 3."
+    assert demo_tools.calls == [("add", {"a": 1, "b": 2}), ("add", {"a": 1, "b": 2})]
+    assert [e.data["ok"] for e in events if e.kind == "tool_result"] == [True]
+    assert "not run again" not in (brain.calls[-1].messages[-1].content or "").lower()
+
+
+def test_head_arithmetic_on_a_follow_up_is_still_sent_back(maths: ToolBox) -> None:
+    """The remembered calculator call is no call of this turn: a number worked out in the head
+    gets the usual "call the calculator" message."""
+    brain = ScriptedBrain()
+    engine = engine_with(brain, [maths])
+    first_turn(engine, brain)
+    brain.add(
+        "Divided by four that is 88.",
+        tool_call("evaluate_expression", expression="352.5 / 4"),
+        "It is 88.125.",
+    )
+    history = [user(FIRST), said(FIRST_ANSWER), user("Divide that by four")]
+    assert engine.continue_chat(history, session_id="kitchen").content == "It is 88.125."
+    nudge = brain.calls[3].last
+    assert nudge.role == MessageRole.USER and "evaluate_expression" in nudge.content
+
+
+def test_nothing_crosses_sessions(maths: ToolBox) -> None:
+    brain = ScriptedBrain()
+    engine = engine_with(brain, [maths])
+    first_turn(engine, brain, session_id="kitchen")
+    follow_up(engine, brain, session_id="bedroom")  # the same words, another session
+    assert remembered_calls(brain.calls[-1]) == []
+
+
+def test_nothing_crosses_personas(maths: ToolBox) -> None:
+    """Same loop, same session, same history: another persona's engine remembers nothing of it
+    (a persona named by the host, or told apart by its section)."""
+    brain = ScriptedBrain()
+    cls = load_chat_plugin("ovos-react-loop")
+    section: dict[str, Any] = {}
+    first = cls(config=section, brain=brain, toolboxes=[maths], persona={"name": "maths-teacher"})
+    first_turn(first, brain)
+    for other in (
+        cls(config=section, brain=brain, toolboxes=[maths], persona={"name": "accountant"}),
+        cls(config={"system_prompt": "Be brief."}, brain=brain, toolboxes=[maths]),
+    ):
+        follow_up(other, brain)
+        assert remembered_calls(brain.calls[-1]) == []
+    same = cls(config=section, brain=brain, toolboxes=[maths], persona={"name": "maths-teacher"})
+    follow_up(same, brain)
+    assert remembered_calls(brain.calls[-1]) == [{"expression": "2350 * 0.15"}]
+
+
+def test_a_history_that_does_not_end_with_the_remembered_answer_starts_afresh(maths: ToolBox) -> None:
+    brain = ScriptedBrain()
+    engine = engine_with(brain, [maths])
+    first_turn(engine, brain)
+    follow_up(engine, brain, answer="Fifteen percent is about 350.")  # not what this loop said
+    assert remembered_calls(brain.calls[-1]) == []
+    # that turn started the conversation's memory afresh: its own answer is what matches now
+    brain.add("Sure.")
+    history = [user(FIRST), said("Fifteen percent is about 350."), user(FOLLOW_UP)]
+    engine.continue_chat([*history, said("Twenty percent is 470."), user("Thanks")], session_id="kitchen")
+    assert remembered_calls(brain.calls[-1]) == [{"expression": "2350 * 0.2"}]
+
+
+def test_whitespace_does_not_tell_histories_apart(maths: ToolBox) -> None:
+    brain = ScriptedBrain()
+    engine = engine_with(brain, [maths])
+    first_turn(engine, brain)
+    follow_up(engine, brain, answer="  15% of 2350\nis 352.5. ")
+    assert remembered_calls(brain.calls[-1]) == [{"expression": "2350 * 0.15"}]
+
+
+def test_an_answer_cut_short_while_streaming_is_remembered_as_spoken(maths: ToolBox) -> None:
+    whole = "It is 352.5. That is fifteen percent of it. Anything else?"
+    brain = ScriptedBrain()
+    engine = engine_with(brain, [maths])
+    heard = {}
+    for session in ("whole", "heard"):
+        brain.add(tool_call("evaluate_expression", expression="2350 * 0.15"), whole)
+        sentences = engine.stream_sentences([user(FIRST)], session_id=session)
+        heard[session] = next(sentences)
+        sentences.close()  # the consumer stops reading after the first sentence (the user said stop)
+    assert heard["heard"] == "It is 352.5."
+
+    follow_up(engine, brain, session_id="whole", answer=whole)  # never delivered whole
+    assert remembered_calls(brain.calls[-1]) == []
+    follow_up(engine, brain, session_id="heard", answer=heard["heard"])  # the host keeps what was said
+    assert remembered_calls(brain.calls[-1]) == [{"expression": "2350 * 0.15"}]
+
+
+def test_stream_tokens_remembers_the_whole_answer(maths: ToolBox) -> None:
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="2350 * 0.15"), FIRST_ANSWER])
+    engine = engine_with(brain, [maths])
+    assert "".join(engine.stream_tokens([user(FIRST)], session_id="kitchen")) == FIRST_ANSWER
+    follow_up(engine, brain)
+    assert remembered_calls(brain.calls[-1]) == [{"expression": "2350 * 0.15"}]
+
+
+def test_at_most_memory_turns_are_remembered(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain()
+    engine = engine_with(brain, [demo_tools], memory_turns=2)
+    history: list[AgentMessage] = []
+    for n in range(1, 4):
+        brain.add(tool_call("add", a=n, b=n), f"It is {2 * n}.")
+        history.append(user(f"Double {n}"))
+        history.append(engine.continue_chat(history, session_id="s"))
+    brain.add("Fine.")
+    engine.continue_chat([*history, user("Thanks")], session_id="s")
+    assert remembered_calls(brain.calls[-1]) == [{"a": 2, "b": 2}, {"a": 3, "b": 3}]
+
+
+def test_a_turn_older_than_memory_max_age_is_forgotten(demo_tools: DemoToolBox) -> None:
+    now = [1_000_000.0]
+    brain = ScriptedBrain()
+    engine = engine_with(brain, [demo_tools], memory_max_age=60)
+    engine.memory_clock = lambda: now[0]
+    brain.add(tool_call("add", a=1, b=1), "It is 2.")
+    history = [user("Double 1")]
+    history.append(engine.continue_chat(history, session_id="s"))
+
+    now[0] += 60  # exactly the age allowed: still remembered
+    brain.add("Fine.")
+    engine.continue_chat([*history, user("Thanks")], session_id="s")
+    assert remembered_calls(brain.calls[-1]) == [{"a": 1, "b": 1}]
+
+    now[0] += 1  # the turn is now older than memory_max_age
+    brain.add("Fine.")
+    engine.continue_chat([*history, user("Thanks")], session_id="s")
+    assert remembered_calls(brain.calls[-1]) == []
+
+
+def test_memory_off_remembers_nothing(maths: ToolBox) -> None:
+    brain = ScriptedBrain()
+    engine = engine_with(brain, [maths], memory="off")
+    first_turn(engine, brain)
+    follow_up(engine, brain)
+    assert remembered_calls(brain.calls[-1]) == []
+
+
+def test_the_file_store_survives_a_new_engine(maths: ToolBox, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("OVOS_AGENTIC_LOOP_CACHE", str(tmp_path))
+    brain = ScriptedBrain()
+    with engine_with(brain, [maths], memory="file") as before:
+        first_turn(before, brain)
+    assert (tmp_path / "memory" / "conversations.sqlite3").is_file()
+    after = engine_with(brain, [maths], memory="file")  # the skills service restarted
+    follow_up(after, brain)
+    assert remembered_calls(brain.calls[-1]) == [{"expression": "2350 * 0.15"}]
+
+
+def _states_the_result(call: BrainCall) -> str:
+    return f"That is {result_of(call)}."
+
+
+@pytest.mark.parametrize(
+    ("lang", "first", "correction"),
+    [
+        ("en-US", "what is 23 times 17", "no, I meant seventy"),
+        ("en-US", "what is twenty three times seventeen", "I meant 70"),
+        ("pt-PT", "quanto é 23 vezes 17", "não, queria dizer setenta"),
+    ],
+)
+def test_a_correction_redoes_the_last_calculation(
+    lang: str, first: str, correction: str, maths: ToolBox
+) -> None:
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="23*17"), _states_the_result])
+    engine = engine_with(brain, [maths])
+    answer = engine.continue_chat([user(first)], session_id="s", lang=lang).content
+    assert answer == "That is 391."
+    events: list[StepEvent] = []
+    engine.add_step_listener(events.append)
+    brain.add(_states_the_result)
+
+    answer = engine.continue_chat(
+        [user(first), said(answer), user(correction)], session_id="s", lang=lang
+    ).content
+
+    assert "1190" in answer
+    assert [e.data["arguments"] for e in events if e.kind == "tool_call"] == [{"expression": "70*17"}]
+    assert len(brain.calls) == 3  # the model answered from the result the loop got for it
+
+
+def test_a_correction_that_names_the_wrong_number_replaces_that_one(maths: ToolBox) -> None:
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="23 * 17"), _states_the_result])
+    engine = engine_with(brain, [maths])
+    answer = engine.continue_chat([user("what is 23 times 17")], session_id="s").content
+    brain.add(_states_the_result)
+    history = [user("what is 23 times 17"), said(answer), user("no, I meant seventy, not seventeen")]
+    assert engine.continue_chat(history, session_id="s").content == "That is 1610."
+
+
+def test_a_correction_the_loop_cannot_place_is_left_to_the_model(maths: ToolBox) -> None:
+    """The expression does not hold the question's numbers as said: the model decides, with the
+    remembered call in front of it."""
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="2350 * 0.15"), FIRST_ANSWER])
+    engine = engine_with(brain, [maths])
+    engine.continue_chat([user(FIRST)], session_id="s")
+    brain.add(tool_call("evaluate_expression", expression="2350 * 0.2"), "It is 470.")
+    history = [user(FIRST), said(FIRST_ANSWER), user("no, I meant twenty")]
+    assert engine.continue_chat(history, session_id="s").content == "It is 470."
+    assert remembered_calls(brain.calls[2]) == [{"expression": "2350 * 0.15"}]
+    assert not brain.calls[2].messages[-1].tool_calls and brain.calls[2].messages[-1].role == MessageRole.USER
+
+
+@pytest.mark.needs_package("ovos_yes_no")
+def test_a_call_that_waited_for_a_yes_is_never_run_by_a_later_turn(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("add", a=40, b=2)])
+    engine = engine_with(brain, [demo_tools], confirm_tools=["add"])
+    question = engine.continue_chat([user("Add 40 and 2")], session_id="s")
+    assert demo_tools.calls == []
+    brain.add("Hello!")
+    history = [user("Add 40 and 2"), question, user("What is your name?")]
+    engine.continue_chat(history, session_id="s")
+    assert demo_tools.calls == []
+    assert remembered_calls(brain.calls[-1]) == []
+    assert not any(m.role == MessageRole.TOOL for m in brain.calls[-1].messages)
+
+
+@pytest.mark.needs_package("ovos_yes_no")
+def test_a_call_carried_out_after_a_yes_is_remembered(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("add", a=40, b=2)])
+    engine = engine_with(brain, [demo_tools], confirm_tools=["add"])
+    history = [user("Add 40 and 2")]
+    history.append(engine.continue_chat(history, session_id="s"))
+    brain.add("It is 42.")
+    history += [user("yes")]
+    history.append(engine.continue_chat(history, session_id="s"))
+    assert demo_tools.calls == [("add", {"a": 40, "b": 2})]
+    brain.add("Fine.")
+    engine.continue_chat([*history, user("Thanks")], session_id="s")
+    assert remembered_calls(brain.calls[-1]) == [{"a": 40, "b": 2}]
