@@ -27,7 +27,7 @@ from ovos_utils.log import LOG
 from ovos_agentic_loop._confirmation import Confirmation
 from ovos_agentic_loop._confirmation.bus import BusAnswers
 from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
-from ovos_agentic_loop._confirmation.sessions import last_words
+from ovos_agentic_loop._confirmation.sessions import last_words, running_turns
 from ovos_agentic_loop._confirmation.voice_bus import EngineBus, message_on_stack, voice_listeners
 from ovos_agentic_loop._memory import ConversationMemory, Recall, corrected_call
 from ovos_agentic_loop._runtime import cancellation as cancellation
@@ -299,12 +299,13 @@ class AgentLoopEngine(ChatEngine):
             return refused
         self._await_warm_up(turn)
         run = self._run(turn, stream=False)
-        while True:
-            try:
-                next(run)
-            except StopIteration as done:
-                final: AgentMessage = done.value
-                break
+        with running_turns.running(session_id, turn.interrupt):  # a spoken stop interrupts it
+            while True:
+                try:
+                    next(run)
+                except StopIteration as done:
+                    final: AgentMessage = done.value
+                    break
         if not final.tool_calls:  # the caller's own calls are no answer: its next call carries on
             self._memory.remember(recall, turn.transcript, turn.outcomes, final.content or "")
         return final
@@ -371,6 +372,11 @@ class AgentLoopEngine(ChatEngine):
             return
         self._await_warm_up(turn)
         run = self._run(turn, stream=True)
+        with running_turns.running(session_id, turn.interrupt):  # a spoken stop interrupts it
+            yield from self._run_deltas(turn, run)
+
+    @staticmethod
+    def _run_deltas(turn: Turn, run: Generator[str, None, AgentMessage]) -> Iterator[str]:
         while True:
             try:
                 delta = next(run)

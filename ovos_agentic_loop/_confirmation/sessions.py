@@ -15,6 +15,8 @@ carry out its yes. Two things a mark cannot hold are kept here, per process, sha
   engine's to answer (it says so instead of asking its model).
 
 Entries are bounded: at most :data:`MAX_SESSIONS` of each, each forgotten a day after its last use.
+The turns running now (:class:`RunningTurns`) are kept only while they run: a stop or the wake word
+in their session interrupts them.
 """
 
 from __future__ import annotations
@@ -22,9 +24,21 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["MAX_SESSIONS", "LastWords", "OpenQuestion", "Stops", "last_words", "stops"]
+__all__ = [
+    "MAX_SESSIONS",
+    "LastWords",
+    "OpenQuestion",
+    "RunningTurns",
+    "Stops",
+    "last_words",
+    "running_turns",
+    "stops",
+]
 
 MAX_SESSIONS = 10_000
 #: Longest a session is remembered (the longest ``confirm_expiry`` allowed, and a minute).
@@ -119,6 +133,42 @@ class LastWords:
         return found if isinstance(found, OpenQuestion) and found.is_open() else None
 
 
-#: The process's: every engine of the process reads and feeds the same two.
+class RunningTurns:
+    """The turns running now, per session: what a spoken "stop" or the wake word interrupts.
+
+    A turn is in here only while it runs (the engine adds it at its start and removes it at its
+    end, whatever the ending), so a stop said before a turn began never touches it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._turns: dict[str, list[Any]] = {}
+
+    @contextmanager
+    def running(self, session: str, interrupt: Any) -> Iterator[None]:
+        """While the block runs, ``interrupt`` (a ``CancelScope``) is cancelled by a stop in ``session``."""
+        with self._lock:
+            self._turns.setdefault(session, []).append(interrupt)
+        try:
+            yield
+        finally:
+            with self._lock:
+                turns = self._turns.get(session, [])
+                if interrupt in turns:
+                    turns.remove(interrupt)
+                if not turns:
+                    self._turns.pop(session, None)
+
+    def interrupt(self, session: str) -> int:
+        """Interrupt every turn running in ``session``; how many there were."""
+        with self._lock:
+            turns = list(self._turns.get(session, []))
+        for scope in turns:
+            scope.cancel()
+        return len(turns)
+
+
+#: The process's: every engine of the process reads and feeds the same three.
 stops = Stops()
 last_words = LastWords()
+running_turns = RunningTurns()

@@ -44,9 +44,10 @@ from typing import Any, Literal
 from ovos_utils.log import LOG
 
 from ovos_agentic_loop._confirmation.pending import mark_of
-from ovos_agentic_loop._confirmation.sessions import stops
+from ovos_agentic_loop._confirmation.sessions import running_turns, stops
 
 __all__ = [
+    "BARGE_IN_TOPICS",
     "CONNECT_WAIT_S",
     "MIC_LISTEN",
     "STOP_TOPICS",
@@ -73,6 +74,8 @@ STACK_DEPTH = 16
 
 #: Every way ovos-core says stop (the canonical and legacy names; the bus client bridges the two).
 STOP_TOPICS = ("ovos.stop", "stop:global", "stop:skill", "persona.openvoiceos:stop")
+#: The listener started recording (the wake word was heard): the user talks over the assistant.
+BARGE_IN_TOPICS = ("ovos.listener.record.started", "recognizer_loop:record_begin")
 SPEAK = "ovos.utterance.speak"
 OUTPUT_ENDED = "ovos.audio.output.ended"
 #: What the TTS layer emits after a speak with ``expect_response`` (the listener's own topic).
@@ -154,6 +157,8 @@ class VoiceListeners:
         self._waiting: dict[str, _Waiting] = {}
         for topic in STOP_TOPICS:
             bus.on(topic, self.on_stop)
+        for topic in BARGE_IN_TOPICS:
+            bus.on(topic, self.on_barge_in)
         bus.on(SPEAK, self.on_speak)
         bus.on(OUTPUT_ENDED, self.on_output_ended)
 
@@ -171,9 +176,15 @@ class VoiceListeners:
                 del self._waiting[old]
             self._waiting[session] = _Waiting(mark, now + expiry)
 
+    def on_barge_in(self, message: Any) -> None:
+        """The wake word while a turn runs: the turn is interrupted (its question, if it asked one,
+        stays open: the user may be about to answer it)."""
+        running_turns.interrupt(session_of(message))
+
     def on_stop(self, message: Any) -> None:
         session = session_of(message)
         stops.record(session)
+        running_turns.interrupt(session)
         with self._lock:  # a stopped question is not answered: no microphone for it either
             self._waiting.pop(session, None)
 

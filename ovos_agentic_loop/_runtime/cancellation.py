@@ -23,11 +23,20 @@ import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 
-__all__ = ["CancelScope", "active", "current", "run_in"]
+__all__ = ["CancelScope", "TurnInterrupted", "active", "current", "run_in"]
 
 LOG = logging.getLogger(__name__)
 
 _CURRENT: ContextVar[CancelScope | None] = ContextVar("ovos_agentic_loop_cancel_scope", default=None)
+
+
+class TurnInterrupted(Exception):
+    """The user interrupted the turn (a spoken "stop", the wake word): it ends now, saying nothing more.
+
+    Raised in the turn's thread when its interrupt scope (``TurnState.interrupt``) is cancelled
+    while it waits for the model or for tools; the model request is closed, tools not started yet
+    never start, a running tool that can be stopped is stopped.
+    """
 
 
 class CancelScope:
@@ -49,6 +58,11 @@ class CancelScope:
                 self._hooks[key] = hook
                 return
         _run(hook)
+
+    def forget(self, key: object) -> None:
+        """Drop the hook registered under ``key`` (its wait is over); nothing when there is none."""
+        with self._lock:
+            self._hooks.pop(key, None)
 
     def cancel(self) -> None:
         """Abort the call: every hook runs now, later registrations run at once. Idempotent."""

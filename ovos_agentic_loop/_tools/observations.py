@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from concurrent.futures import Future, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -22,6 +22,7 @@ from ovos_plugin_manager.templates.agents import ToolCall
 from ovos_utils.log import LOG
 from pydantic import BaseModel, ValidationError
 
+from ovos_agentic_loop._runtime.cancellation import CancelScope
 from ovos_agentic_loop._runtime.daemon_pool import DaemonPool
 from ovos_agentic_loop._text.protocol import compact_arguments
 from ovos_agentic_loop._text.values import leaves, positional_json
@@ -67,6 +68,17 @@ class ToolTimeout(TimeoutError):
 
 
 _LIMIT_WORDS = {"tool_timeout": "the tool_timeout", "time_budget": "what was left of the turn's time_budget"}
+
+
+class CallInterrupted(RuntimeError):
+    """The user interrupted the turn before the call finished (``started``: whether it had begun;
+    ``stopped``: whether its toolbox stopped the work)."""
+
+    def __init__(self, *, stopped: bool, started: bool) -> None:
+        state = "stopped" if stopped else ("left to finish by itself" if started else "never started")
+        super().__init__(f"interrupted by the user: {state}")
+        self.stopped = stopped
+        self.started = started
 
 
 class ArgumentsNotJSON(ValueError):
@@ -191,6 +203,7 @@ def run_calls(
     which: ProgramLookup,
     max_parallel: int = 8,
     limit: str = "tool_timeout",
+    interrupt: CancelScope | None = None,
 ) -> list[ToolOutcome]:
     """Run persona tool calls concurrently; outcomes come back in call order.
 
@@ -198,6 +211,8 @@ def run_calls(
     thread cannot be killed; the bundled toolboxes bound their own work so such a
     thread ends by itself), so the loop never hangs on a tool. ``limit`` names the setting
     ``timeout`` comes from (``tool_timeout``, or ``time_budget`` when the turn had less left).
+    ``interrupt`` (the user said stop) ends the wait at once: a call not started yet never starts
+    (a side effect nobody wants any more), a running one is stopped where its toolbox can.
     """
     started = time.monotonic()
     gate = threading.BoundedSemaphore(max_parallel)  # the timeout counts from here, queued or not
@@ -207,8 +222,10 @@ def run_calls(
         toolbox = toolset.owners.get(call.name)
         ran_in: list[int] = []
         threads.append(ran_in)
-        futures.append(None if toolbox is None else executor.submit(_timed_call, toolbox, call, gate, ran_in))
-    wait([f for f in futures if f is not None], timeout=timeout)
+        futures.append(
+            None if toolbox is None else executor.submit(_timed_call, toolbox, call, gate, ran_in, interrupt)
+        )
+    _wait([f for f in futures if f is not None], timeout, interrupt)
 
     outcomes: list[ToolOutcome] = []
     for call, future, ran_in in zip(calls, futures, threads, strict=True):
@@ -217,7 +234,10 @@ def run_calls(
                 raise UnknownTool(call.name)
             if not future.done():
                 future.cancel()
-                raise ToolTimeout(timeout, stopped=_stop(toolset.owners[call.name], ran_in), limit=limit)
+                stopped = _stop(toolset.owners[call.name], ran_in)
+                if interrupt is not None and interrupt.cancelled:
+                    raise CallInterrupted(stopped=stopped, started=bool(ran_in))
+                raise ToolTimeout(timeout, stopped=stopped, limit=limit)
             output, duration = future.result()
         except BaseException as exc:  # every failure becomes an observation; nothing escapes the loop
             if isinstance(exc, (KeyboardInterrupt, SystemExit, ShuttingDown)):
@@ -235,11 +255,35 @@ def run_calls(
     return outcomes
 
 
+def _wait(futures: list[Future[tuple[Any, float]]], timeout: float, interrupt: CancelScope | None) -> None:
+    """Until every call is done, ``timeout`` passed or the user interrupted the turn."""
+    if interrupt is None:
+        wait(futures, timeout=timeout)
+        return
+    stopped: Future[Any] = Future()
+    interrupt.on_cancel(stopped, lambda: stopped.set_result(None))  # once: a hook runs once
+    try:
+        deadline = time.monotonic() + timeout
+        pending: set[Future[Any]] = set(futures)
+        while pending and not stopped.done() and (left := deadline - time.monotonic()) > 0:
+            _, pending = wait([*pending, stopped], timeout=left, return_when=FIRST_COMPLETED)
+            pending.discard(stopped)
+    finally:
+        interrupt.forget(stopped)
+
+
 def _timed_call(
-    toolbox: ToolBox, call: ToolCall, gate: threading.BoundedSemaphore, ran_in: list[int]
+    toolbox: ToolBox,
+    call: ToolCall,
+    gate: threading.BoundedSemaphore,
+    ran_in: list[int],
+    interrupt: CancelScope | None,
 ) -> tuple[Any, float]:
-    ran_in.append(threading.get_ident())
     with gate:
+        # Decided as the call would start, by the value: a call the user stopped never starts.
+        if interrupt is not None and interrupt.cancelled:
+            raise CallInterrupted(stopped=False, started=False)
+        ran_in.append(threading.get_ident())
         return _call(toolbox, call)
 
 
@@ -312,6 +356,8 @@ def status_of(exc: BaseException) -> Status:
     """How a failed call ended, from the exception :func:`observation_for_error` describes."""
     if isinstance(exc, ToolTimeout):
         return Status.TIMED_OUT
+    if isinstance(exc, CallInterrupted):
+        return Status.FAILED if exc.started else Status.REFUSED
     refused = isinstance(exc, (UnknownTool, ArgumentsNotJSON, ArgumentsNotObject))
     if refused or (isinstance(exc, ValueError) and _find_cause(exc, ValidationError) is not None):
         return Status.REFUSED

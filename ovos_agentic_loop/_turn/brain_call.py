@@ -30,7 +30,7 @@ from typing import Any
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
 
 from ovos_agentic_loop._runtime import cancellation as cancellation
-from ovos_agentic_loop._runtime.cancellation import CancelScope
+from ovos_agentic_loop._runtime.cancellation import CancelScope, TurnInterrupted
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
 from ovos_agentic_loop.errors import BrainDeadlineReached, BrainError, ShuttingDown
 
@@ -102,6 +102,7 @@ class BrainHandle:
 
 
 _DONE = object()
+_INTERRUPTED = object()
 
 
 def _pass_shutdown(future: Future[None], items: queue.SimpleQueue[Any]) -> None:
@@ -116,8 +117,9 @@ def call_brain(
 ) -> Iterator[str | AgentMessage]:
     """Yield text deltas (when streaming) and, last, the complete reply message.
 
-    A call the loop stops waiting for (its deadline passed, or the caller stopped reading) is
-    cancelled: a brain that supports it closes the request, and the server stops computing it.
+    A call the loop stops waiting for (its deadline passed, the caller stopped reading, the user
+    interrupted the turn: ``interrupt``) is cancelled: a brain that supports it closes the
+    request, and the server stops computing it.
     """
     scope = CancelScope()
     finished = False
@@ -130,7 +132,7 @@ def call_brain(
             scope.cancel()
 
 
-def _call_brain(  # noqa: C901 - one request, arguments to reply: what the brain takes, its worker, the wait
+def _call_brain(
     brain: BrainHandle,
     messages: list[AgentMessage],
     *,
@@ -144,6 +146,7 @@ def _call_brain(  # noqa: C901 - one request, arguments to reply: what the brain
     units: str | None,
     session_key: str | None = None,
     response_format: dict[str, Any] | None = None,
+    interrupt: CancelScope | None = None,
 ) -> Iterator[str | AgentMessage]:
     kwargs: dict[str, Any] = {"session_id": session_id, "lang": lang, "units": units}
     if response_format is not None and brain.accepts_response_format:
@@ -175,6 +178,20 @@ def _call_brain(  # noqa: C901 - one request, arguments to reply: what the brain
     # At interpreter exit the pool fails the future: that must wake this wait too.
     future = shared_pool().submit(cancellation.run_in(scope, work))
     future.add_done_callback(lambda done: _pass_shutdown(done, items))
+    if interrupt is not None:  # the user's stop wakes this wait as a reply would
+        interrupt.on_cancel(items, lambda: items.put(_INTERRUPTED))
+    try:
+        yield from _replies(brain, items, deadline)
+    finally:
+        if interrupt is not None:
+            interrupt.forget(items)
+
+
+def _replies(
+    brain: BrainHandle, items: queue.SimpleQueue[Any], deadline: float
+) -> Iterator[str | AgentMessage]:
+    """What the brain's thread hands over, until its reply: the deadline and an interruption decide
+    by what is read, never by which thread woke first."""
     reply: AgentMessage | None = None
     started = time.monotonic()
     while True:
@@ -187,6 +204,8 @@ def _call_brain(  # noqa: C901 - one request, arguments to reply: what the brain
             raise BrainCallTimeout(brain.name, time.monotonic() - started) from None
         if item is _DONE:
             break
+        if item is _INTERRUPTED:
+            raise TurnInterrupted()
         if isinstance(item, _Failed):
             error = item.error
             if isinstance(error, BrainDeadlineReached) or (

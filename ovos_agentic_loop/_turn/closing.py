@@ -10,7 +10,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.events import Final, Notice
 
-__all__ = ["answer_begun", "cut_short", "finish", "hand_to_caller"]
+__all__ = ["answer_begun", "cut_short", "finish", "hand_to_caller", "interrupted"]
 
 
 def finish(turn: TurnState, answer: str, reason: str, *, content: str | None = None) -> AgentMessage:
@@ -46,6 +46,13 @@ def cut_short(turn: TurnState, reason: str, note: str) -> AgentMessage:
     # A line break ends the sentence being spoken; "…" marks one that was cut mid-way.
     tail = "\n" if not said or said.endswith((".", "!", "?", "…")) else "…\n"
     return finish(turn, f"{part}{tail}{note}", reason)
+
+
+def interrupted(turn: TurnState) -> AgentMessage:
+    """The user interrupted the turn: its answer is what was already said (nothing, before the
+    answer began), and nothing more is said; the ``final`` event's reason is ``stopped``."""
+    part = turn.gate.part if turn.gate is not None else ""
+    return finish(turn, part.rstrip(), "stopped")
 
 
 def hand_to_caller(turn: TurnState, calls: list[ToolCall]) -> AgentMessage:

@@ -92,6 +92,7 @@ def call(
         stop=STOP_SEQUENCES if stop and turn.setup.text_mode else None,
         session_id=turn.session_id,
         session_key=turn.session_key,
+        interrupt=turn.interrupt,
         lang=turn.lang,
         units=turn.units,
         response_format=response_format,

@@ -19,6 +19,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 from ovos_agentic_loop._confirmation import Confirmation, Reply, cleaned, last_user_text
 from ovos_agentic_loop._rules.registry import Rules
 from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._runtime.cancellation import CancelScope
 from ovos_agentic_loop._runtime.daemon_pool import DaemonPool
 from ovos_agentic_loop._runtime.session_key import session_key
 from ovos_agentic_loop._text.language import answer_language_line
@@ -88,6 +89,9 @@ class TurnState:
     timings: TurnTimings = field(default_factory=TurnTimings)
     #: What was said to a waiting listener while tools ran (``_turn.progress``); a sub-run shares its turn's.
     progress_voice: ProgressVoice = field(default_factory=ProgressVoice)
+    #: Cancelled when the user interrupts the turn (a spoken "stop", the wake word): its waits for
+    #: the model and for tools end at once (``_runtime.cancellation.TurnInterrupted``).
+    interrupt: CancelScope = field(default_factory=CancelScope)
     #: The user message this turn answers (a sub-run's is its parent's): a question is bound to it.
     asker: str | None = None
     #: A sub-run's: its turn's limits, shared (None: this turn's own, from its config).

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
+from ovos_agentic_loop._runtime.cancellation import TurnInterrupted
 from ovos_agentic_loop._text.progress import progress_line
 from ovos_agentic_loop._tools.observations import ToolOutcome, held_back, not_run_again, run_calls
 from ovos_agentic_loop._tools.selection import FIND_TOOLS
@@ -80,6 +81,8 @@ def _run(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
             )
         )
         outcomes.append(replace(outcome, note=turn.history.record(outcome)))
+    if turn.interrupt.cancelled:  # the user said stop while they ran: the turn ends here
+        raise TurnInterrupted()
     return outcomes
 
 
@@ -115,6 +118,7 @@ def _execute(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
         max_chars=cfg.max_observation_chars,
         which=turn.setup.which,
         max_parallel=cfg.max_parallel_tools,
+        interrupt=turn.interrupt,
     )
     rest = iter(ran)
     return [found[id(c)] if id(c) in found else next(rest) for c in calls]

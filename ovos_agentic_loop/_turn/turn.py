@@ -24,6 +24,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, ToolCall
 
 from ovos_agentic_loop._confirmation import Verdict
 from ovos_agentic_loop._confirmation.pending import without_marks
+from ovos_agentic_loop._runtime.cancellation import TurnInterrupted
 from ovos_agentic_loop._tools.observations import Status, ToolOutcome
 from ovos_agentic_loop._turn import closing, confirming, deciding, model_call, tool_steps
 from ovos_agentic_loop._turn.brain_call import BrainCallTimeout
@@ -58,11 +59,11 @@ class Turn(TurnState):
     def run(self, stream: bool = False) -> Generator[str, None, AgentMessage]:
         shortlisted = {"offered": [t.name for t in self.offered.tools()]} if self.offered else {}
         self.emit(TurnStart(mode=self.mode, tools=self.setup.toolset.names, data=shortlisted))
-        if self.first_calls:  # the model answers with their results in front of it
-            made = [c.arguments for c in self.first_calls]
-            self.emit(Notice(message=f"made again for a correction: {made}"))
-            tool_steps.run_tools(self, list(self.first_calls), "")
         try:
+            if self.first_calls:  # the model answers with their results in front of it
+                made = [c.arguments for c in self.first_calls]
+                self.emit(Notice(message=f"made again for a correction: {made}"))
+                tool_steps.run_tools(self, list(self.first_calls), "")
             while True:
                 decision = yield from self._next(stream)
                 match decision:
@@ -88,15 +89,22 @@ class Turn(TurnState):
                         tool_steps.run_tools(self, [call], "")
                     case _:
                         assert_never(decision)
-        except BrainCallTimeout:
+        except (TurnInterrupted, BrainCallTimeout, BrainError) as exc:
+            return self._cut_off(exc)
+
+    def _cut_off(self, exc: TurnInterrupted | BrainCallTimeout | BrainError) -> AgentMessage:
+        """How a turn ends that could not finish: the user interrupted it (nothing more is said,
+        what was said stands), its time ran out, or the model's reply broke off."""
+        if isinstance(exc, TurnInterrupted):
+            return closing.interrupted(self)
+        if isinstance(exc, BrainCallTimeout):
             if closing.answer_begun(self):
                 return closing.cut_short(self, "time_budget", CUT_BY_TIME)
             return closing.finish(self, out_of_time(self.setup.config.time_budget), "time_budget")
-        except BrainError as exc:
-            if not closing.answer_begun(self):  # no answer said yet: the caller's fallback can still answer
-                raise
-            self.emit(Notice(message=f"the model's reply broke off: {exc}"))
-            return closing.cut_short(self, "stream_cut", CUT_BY_BRAIN)
+        if not closing.answer_begun(self):  # no answer said yet: the caller's fallback can still answer
+            raise exc
+        self.emit(Notice(message=f"the model's reply broke off: {exc}"))
+        return closing.cut_short(self, "stream_cut", CUT_BY_BRAIN)
 
     def _next(self, stream: bool) -> Generator[str, None, Decision]:
         """One model call with tools, and what to do about its reply."""
@@ -169,6 +177,7 @@ class Turn(TurnState):
             started=self.started,
             count=self.count,
             progress_voice=self.progress_voice,  # one listener: the turn's lines, not each sub-run's
+            interrupt=self.interrupt,
             every_call_counts=True,
             session_key=self.session_key,
             asker=self.asker,
