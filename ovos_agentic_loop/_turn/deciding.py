@@ -79,15 +79,14 @@ def ask_constrained(turn: TurnState, constrain: Constrain) -> Generator[str, Non
     names = {(s.get("function", s))["name"] for s in specs}
     answer_name = ANSWER_NAME if ANSWER_NAME not in names else f"{ANSWER_NAME}_to_user"
     turn.emit(Notice(message=f"no decision in the reply ({constrain.why}); asking for one, constrained"))
-    if turn.gate is not None:
-        turn.gate.held = ""  # the held description is dropped unheard: the decision comes instead
+    turn.speaker.drop_held()  # the held description is dropped unheard: the decision comes instead
     try:
         reply = yield from model_call.call(
             turn,
             model_call.brain_messages(turn),
             stream=False,
             tools=model_call.offered_specs(turn),
-            gate=None,  # JSON is never spoken; an answer in it is said by the turn's ending
+            say=None,  # JSON is never spoken; an answer in it is said by the turn's ending
             counted=True,
             response_format=decision_schema(specs, answer_name),
         )

@@ -60,8 +60,7 @@ def _judge(turn: TurnState, answer: str, parsed: ParsedReply) -> Decision | Cons
     """The table of reactions on an answer: it stands, is sent back, or the loop makes a call."""
     # Part of this reply went out as speech already (the stream was not held for it): a rule that
     # would ask for a new answer is not asked, the voice would say a second one.
-    spoken = turn.gate is not None and turn.gate.passed_chars > 0
-    response = turn.rules.react(turn.view(answer), spoken=spoken)
+    response = turn.rules.react(turn.view(answer), spoken=turn.speaker.reply_begun())
     kept = parsed.kept_text or answer
     match response:
         case None:

@@ -42,8 +42,8 @@ from ovos_agentic_loop._turn.decisions import (
 )
 from ovos_agentic_loop._turn.endings import CUT_BY_BRAIN, CUT_BY_TIME, out_of_time
 from ovos_agentic_loop._turn.forced import forced_answer
-from ovos_agentic_loop._turn.model_call import Gate
 from ovos_agentic_loop._turn.reading import UNREADABLE_CALL, decide, respond
+from ovos_agentic_loop._turn.speaker import Gate, Say
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
 from ovos_agentic_loop.events import Notice, StepEvent, TurnStart
@@ -125,7 +125,7 @@ class Turn(TurnState):
 
     def unspoken(self, final: AgentMessage) -> str:
         """What a stream still has to say once the turn is over: the rest of its final answer."""
-        return model_call.unspoken(self, final)
+        return self.speaker.rest(final.content or "")
 
     def ask(
         self, messages: list[AgentMessage], *, stream: bool, gate: Gate | None = None
@@ -134,7 +134,13 @@ class Turn(TurnState):
         streaming, what ``gate`` lets through (then the turn's own gate) is yielded."""
         return (
             yield from model_call.call(
-                self, messages, stream=stream, tools=None, gate=gate, counted=True, stop=False
+                self,
+                messages,
+                stream=stream,
+                tools=None,
+                say=Say(gate) if gate is not None else None,
+                counted=True,
+                stop=False,
             )
         )
 
