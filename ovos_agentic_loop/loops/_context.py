@@ -90,6 +90,7 @@ def drive(strategy: Strategy, turn: Turn, *, stream: bool) -> Generator[str, Non
     the turn."""
     if turn.answers_question():
         return (yield from turn.run(stream=stream))
+    turn.drop_question()  # neither yes nor no: an ordinary message for the strategy
     ctx = LoopContext(turn, stream=stream, loop=strategy.name)
     setup = turn.setup
     turn.emit(
