@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import atexit
 import datetime as dt
-import logging
 import threading
-import time
 import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
@@ -28,32 +26,21 @@ from ovos_agentic_loop._confirmation.bus import BusAnswers
 from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
 from ovos_agentic_loop._confirmation.sessions import last_words
 from ovos_agentic_loop._confirmation.voice_bus import EngineBus, voice_listeners
-from ovos_agentic_loop._runtime import cancellation as cancellation
-from ovos_agentic_loop._runtime.cancellation import CancelScope
+from ovos_agentic_loop._runtime.brain_slot import BrainSlot
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
 from ovos_agentic_loop._runtime.lifecycle import BuiltToolbox, close_toolboxes
-from ovos_agentic_loop._runtime.loading import (
-    load_brain,
-    load_toolboxes,
-    prepare_brain,
-    require_installed_brain,
-)
-from ovos_agentic_loop._runtime.log import ovos_logger
+from ovos_agentic_loop._runtime.loading import load_brain, load_toolboxes, require_installed_brain
 from ovos_agentic_loop._runtime.loop_names import loop_name
+from ovos_agentic_loop._runtime.step_fan_out import StepFanOut
+from ovos_agentic_loop._runtime.warm_up import WARM_UP_MESSAGE, WarmUp
 from ovos_agentic_loop._tools.toolset import CallerTools, PersonaTools, ToolSet
 from ovos_agentic_loop._turn.brain_call import BrainHandle
 from ovos_agentic_loop._turn.state import TurnSetup
 from ovos_agentic_loop._turn.turn import Turn
 from ovos_agentic_loop.config import LoopConfig, LoopPlan, Mode, parse_config
-from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC, ConfirmStep, StepEvent, StepListener
+from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC, ConfirmStep, StepListener
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
-
-
-WARM_UP_MESSAGE = "Reply with the single word OK."
-#: Shown (as a step event) when a turn waits for the warm-up, which may take a minute on a CPU.
-WARM_UP_PROGRESS = "reading the tool list, first time only..."
-
 
 #: Engines holding toolboxes they built: shut down at interpreter exit if no one did it before.
 _LIVE_ENGINES: weakref.WeakSet[AgentLoopEngine] = weakref.WeakSet()
@@ -117,7 +104,6 @@ class AgentLoopEngine(ChatEngine):
         self._caller_tools = CallerTools(
             accept_toolboxes=self.settings.caller_toolboxes, engine_name=self.engine_name
         )
-        self._listeners: list[StepListener] = []
         self._lock = threading.Lock()
         settings = self.settings
         self._confirmation = Confirmation(
@@ -135,8 +121,14 @@ class AgentLoopEngine(ChatEngine):
             engine_name=self.engine_name,
             attach=BusAnswers(self._confirmation, self._carry_out_for_bus).listen,
         )
-        self._brain: BrainHandle | None = None
-        self._brain_prepared = False
+        self._emit = StepFanOut(
+            self.engine_name,
+            bus=self._voice.current,
+            topics=(BUS_STEP_TOPIC, BUS_CONFIRM_TOPIC),
+            answered=last_words.spoke,
+            asked=self._expect_answer,
+        )
+        self._brains: BrainSlot[BrainHandle] = BrainSlot(self.engine_name, self._load_brain)
         if brain is not None:
             self.set_brain(brain)
         elif self.settings.brain:
@@ -151,50 +143,53 @@ class AgentLoopEngine(ChatEngine):
                 _LIVE_ENGINES.add(self)
         self._tools = PersonaTools([*toolboxes, *(extra_toolboxes or [])], engine_name=self.engine_name)
         self._confirmation.check(self._tools.toolboxes)
-        self.warmed_up = threading.Event()
-        self._warm_up_scope = CancelScope()  # a turn that stops waiting for the warm-up cancels it
+        self._warm = WarmUp(self.engine_name, enabled=self.settings.warm_up)
+        self.warmed_up = self._warm.done
         # Last, so the brain loads while the caller goes on, not while the toolboxes above load: both
         # are imports, and two threads importing at once share one interpreter lock, so an earlier
         # start only slowed the toolboxes' loading.
         if self.settings.warm_up:
-            shared_pool().submit(self._warm_up)  # which loads the brain first thing
-        elif self._brain is None:
-            shared_pool().submit(self._load_brain_early)
+            shared_pool().submit(self._warm.run, self._warm_up_turn)  # which loads the brain first thing
+        elif self._brains.current is None:
+            shared_pool().submit(self._brains.load_early)
 
     # -- wiring (compatible with upstream ovos-agentic-loop) -------------------------
     @property
     def brain(self) -> ChatEngine:
         """The brain, ready for its first request; loading it starts in the background at construction
         (this waits for that)."""
-        return self._brain_handle().engine
+        return self._brains.ready().engine
 
-    def _load_brain_early(self) -> None:
-        """Background, from the end of construction on: load the brain plugin, which starts its own
-        preparation (``ovos-openai-brain`` imports ``openai`` and builds its client in a thread of its
-        own), so the first question does not pay for it. Without this the brain loaded at the first
-        question, however long after construction it came. Not prepared here: this pool thread would
-        only wait for the brain's, and the next engine's load would need another one."""
-        try:
-            self._loaded_brain()
-        except Exception as exc:  # noqa: BLE001 - the first turn loads it again and raises the error there
-            ovos_logger(__name__).debug(f"{self.engine_name}: loading the brain early failed: {exc!r}")
+    @property
+    def _brain(self) -> BrainHandle | None:
+        """The brain once loaded or set (None before): read without waiting for it."""
+        return self._brains.current
 
     def set_brain(self, brain: ChatEngine) -> None:
         """Use ``brain`` for every following turn."""
+        self._brains.set(self._handle(brain))
+
+    def _load_brain(self) -> BrainHandle:
+        """The persona's brain plugin, loaded (``BrainSlot`` calls this once, behind its lock)."""
+        return self._handle(
+            load_brain(self._plan.brain, self._plan.brain_section, engine_name=self.engine_name)
+        )
+
+    def _handle(self, brain: ChatEngine) -> BrainHandle:
         name = self.settings.brain or type(brain).__name__
-        self._brain = BrainHandle.wrap(brain, name)
-        self._brain_prepared = False
-        if not self._brain.keeps_system:
+        handle = BrainHandle.wrap(brain, name)
+        if not handle.keeps_system:
             LOG.warning(
                 f"{self.engine_name}: brain {name!r} drops system messages ('allow_system_prompts' is off), "
                 "so the loop puts its instructions into the first user message instead; set "
                 f'"allow_system_prompts": true in the {name!r} section to give them their proper place'
             )
-        if self.settings.mode == "native" and not self._brain.supports_tools:
+        if self.settings.mode == "native" and not handle.supports_tools:
             LOG.warning(
                 f"{self.engine_name}: mode 'native' but brain {name!r} has no native tool calling "
                 "(supports_tools is False); using the text protocol instead"
             )
+        return handle
 
     @property
     def toolboxes(self) -> list[ToolBox]:
@@ -242,10 +237,10 @@ class AgentLoopEngine(ChatEngine):
 
     def add_step_listener(self, listener: StepListener) -> None:
         """Call ``listener(StepEvent)`` for every step of every turn (from the turn's thread)."""
-        self._listeners.append(listener)
+        self._emit.listeners.append(listener)
 
     def remove_step_listener(self, listener: StepListener) -> None:
-        self._listeners.remove(listener)
+        self._emit.listeners.remove(listener)
 
     # -- the ChatEngine contract ----------------------------------------------------
     def continue_chat(
@@ -334,39 +329,17 @@ class AgentLoopEngine(ChatEngine):
         return config
 
     def _await_warm_up(self, turn: Turn) -> None:
-        """A turn that starts during the warm-up waits for it, within the turn's own time budget.
+        """A turn that starts during the warm-up waits for it, within its own time budget."""
+        self._warm.wait(turn)
 
-        The warm-up is reading the very prefix the turn needs; a second request in parallel would
-        only halve a CPU server's speed. The wait is part of the turn's budget (the turn's clock
-        started before it), and when the budget runs out first the warm-up is cancelled, so the
-        server is not left computing it.
-        """
-        if not self.settings.warm_up or self.warmed_up.is_set():
-            return
-        turn.progress(WARM_UP_PROGRESS)
-        if not self.warmed_up.wait(max(0.0, turn.deadline - time.monotonic())):
-            self._warm_up_scope.cancel()
-
-    def _warm_up(self) -> None:
-        """Prime the brain: its prompt cache gets this persona's system prompt and tool list."""
-        started = time.monotonic()
-        try:
-            turn = self._new_turn(
-                [AgentMessage(MessageRole.USER, WARM_UP_MESSAGE)], "warm-up", None, None, None
-            )
-            with cancellation.active(self._warm_up_scope):
-                turn.warm_up()
-        except Exception as exc:  # noqa: BLE001 - reported; the first real turn will meet (and raise) it again
-            LOG.warning(f"{self.engine_name}: warm-up failed ({type(exc).__name__}: {exc})")
-        else:
-            ovos_logger(__name__).info(f"{self.engine_name}: warmed up in {time.monotonic() - started:.1f} s")
-        finally:
-            self.warmed_up.set()
+    def _warm_up_turn(self) -> Turn:
+        """The turn that primes the brain: its prompt cache gets this persona's system prompt and tools."""
+        return self._new_turn([AgentMessage(MessageRole.USER, WARM_UP_MESSAGE)], "warm-up", None, None, None)
 
     def _new_turn(
         self, messages: list[AgentMessage], session_id: str, lang: str | None, units: str | None, tools: Any
     ) -> Turn:
-        brain = self._brain_handle()
+        brain = self._brains.ready()
         toolset: ToolSet = self._tools.current()
         if tools:
             toolset = self._caller_tools.add_to(toolset, tools)
@@ -407,74 +380,11 @@ class AgentLoopEngine(ChatEngine):
         )
         return turn.carry_out(call)
 
-    def _brain_handle(self) -> BrainHandle:
-        """The brain, loaded and prepared (see :func:`~ovos_agentic_loop._runtime.loading.prepare_brain`)."""
-        brain = self._loaded_brain()
-        if not self._brain_prepared:  # outside the lock: this may wait for the brain's own warm-up
-            try:
-                prepare_brain(brain.engine)
-            except Exception as exc:  # noqa: BLE001 - reported; the brain's own request meets it again
-                LOG.warning(
-                    f"{self.engine_name}: preparing brain {brain.name!r} failed "
-                    f"({type(exc).__name__}: {exc}); its first request will try again and report the error"
-                )
-            self._brain_prepared = True
-        return brain
-
-    def _loaded_brain(self) -> BrainHandle:
-        if self._brain is None:
-            with self._lock:
-                if self._brain is None:
-                    engine = load_brain(
-                        self._plan.brain, self._plan.brain_section, engine_name=self.engine_name
-                    )
-                    self.set_brain(engine)
-        assert self._brain is not None
-        return self._brain
-
-    def _emit(self, event: StepEvent) -> None:
-        kind, session_id, data = event.kind, event.session_id, event.data
-        if kind in ("final", "notice"):  # once or twice a turn
-            ovos_logger(__name__).info(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
-        elif _debug_enabled():  # checked first: formatting every step is per-step cost
-            ovos_logger(__name__).debug(f"{self.engine_name} [{session_id}] {kind}: {_brief(data)}")
-        if kind == "final" and data.get("reason") != "confirm":  # an answer: no question is open now
-            last_words.spoke(session_id)
-        bus = self._voice.current()
-        if bus is not None:
-            try:
-                from ovos_bus_client.message import Message
-
-                bus.emit(Message(BUS_STEP_TOPIC, {"engine": self.engine_name, **event.as_dict()}))
-                if kind == "confirm" and data.get("decision") == "asked":
-                    payload = {"engine": self.engine_name, "session": session_id, **data}
-                    bus.emit(Message(BUS_CONFIRM_TOPIC, payload))
-                    listeners = voice_listeners(bus)
-                    if listeners is not None and data.get("token"):
-                        listeners.expect_answer(session_id, str(data["token"]), self.settings.confirm_expiry)
-            except Exception as exc:  # noqa: BLE001 - a broken bus must not break the turn; reported
-                LOG.warning(f"{self.engine_name}: could not emit step event on the bus: {exc}")
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception as exc:  # noqa: BLE001 - a listener's bug must not break the turn; reported
-                LOG.warning(
-                    f"{self.engine_name}: step listener {listener!r} raised {type(exc).__name__}: {exc}"
-                )
-
-
-def _debug_enabled() -> bool:
-    # LOG.is_enabled_for exists only in newer ovos-utils; older ones keep the level in LOG.level.
-    check = getattr(LOG, "is_enabled_for", None)
-    if check is not None:
-        return bool(check(logging.DEBUG))
-    level = getattr(LOG, "level", logging.INFO)
-    return (logging.getLevelName(level) if isinstance(level, str) else level) <= logging.DEBUG
-
-
-def _brief(data: dict[str, Any], limit: int = 300) -> str:
-    text = ", ".join(f"{k}={v!r}" for k, v in data.items() if v not in (None, [], {}))
-    return text if len(text) <= limit else text[:limit] + "..."
+    def _expect_answer(self, bus: Any, session_id: str, token: str) -> None:
+        """A question was asked on a voice assistant's bus: the microphone reopens for its answer."""
+        listeners = voice_listeners(bus)
+        if listeners is not None:
+            listeners.expect_answer(session_id, token, self.settings.confirm_expiry)
 
 
 class ReActLoopEngine(AgentLoopEngine):
