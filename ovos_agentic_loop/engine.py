@@ -12,33 +12,27 @@ from __future__ import annotations
 
 import atexit
 import datetime as dt
-import threading
 import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
-from ovos_utils.log import LOG
 
-from ovos_agentic_loop._confirmation import Confirmation
-from ovos_agentic_loop._confirmation.bus import BusAnswers
-from ovos_agentic_loop._confirmation.policy import ConfirmPolicy
-from ovos_agentic_loop._confirmation.sessions import last_words
-from ovos_agentic_loop._confirmation.voice_bus import EngineBus, voice_listeners
+from ovos_agentic_loop._confirmation.wiring import wire
 from ovos_agentic_loop._runtime.brain_slot import BrainSlot
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
-from ovos_agentic_loop._runtime.lifecycle import BuiltToolbox, close_toolboxes
+from ovos_agentic_loop._runtime.lifecycle import BuiltToolbox
 from ovos_agentic_loop._runtime.loading import load_brain, load_toolboxes, require_installed_brain
 from ovos_agentic_loop._runtime.loop_names import loop_name
-from ovos_agentic_loop._runtime.step_fan_out import StepFanOut
 from ovos_agentic_loop._runtime.warm_up import WARM_UP_MESSAGE, WarmUp
-from ovos_agentic_loop._tools.toolset import CallerTools, PersonaTools, ToolSet
+from ovos_agentic_loop._tools.engine_toolboxes import EngineToolboxes
+from ovos_agentic_loop._tools.toolset import CallerTools, ToolSet
 from ovos_agentic_loop._turn.brain_call import BrainHandle
 from ovos_agentic_loop._turn.state import TurnSetup
 from ovos_agentic_loop._turn.turn import Turn
 from ovos_agentic_loop.config import LoopConfig, LoopPlan, Mode, parse_config
-from ovos_agentic_loop.events import BUS_CONFIRM_TOPIC, BUS_STEP_TOPIC, ConfirmStep, StepListener
+from ovos_agentic_loop.events import StepListener
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
 
@@ -104,45 +98,26 @@ class AgentLoopEngine(ChatEngine):
         self._caller_tools = CallerTools(
             accept_toolboxes=self.settings.caller_toolboxes, engine_name=self.engine_name
         )
-        self._lock = threading.Lock()
-        settings = self.settings
-        self._confirmation = Confirmation(
-            ConfirmPolicy(tuple(settings.confirm_tools), settings.confirm_side_effects),
-            key=settings.confirm_key,
-            expiry=settings.confirm_expiry,
+        wired = wire(
+            self.settings,
+            bus,
             engine_name=self.engine_name,
             section=config,
+            carry_out=self._carry_out_for_bus,
         )
-        # A GUI may answer a question on the bus instead of the user's voice; on a voice assistant's
-        # bus the engine also hears "stop" and reopens the microphone after its question.
-        self._voice = EngineBus(
-            bus,
-            settings.voice_bus,
-            engine_name=self.engine_name,
-            attach=BusAnswers(self._confirmation, self._carry_out_for_bus).listen,
-        )
-        self._emit = StepFanOut(
-            self.engine_name,
-            bus=self._voice.current,
-            topics=(BUS_STEP_TOPIC, BUS_CONFIRM_TOPIC),
-            answered=last_words.spoke,
-            asked=self._expect_answer,
-        )
+        self._confirmation, self._voice, self._emit = wired.confirmation, wired.voice, wired.emit
         self._brains: BrainSlot[BrainHandle] = BrainSlot(self.engine_name, self._load_brain)
         if brain is not None:
             self.set_brain(brain)
         elif self.settings.brain:
             require_installed_brain(self.settings.brain, engine_name=self.engine_name)
-        self._built: list[BuiltToolbox] = []  # what this engine must close; see shutdown()
-        if toolboxes is None:
-            self._built = load_toolboxes(
-                self._plan.toolbox_sources.values(), bus=bus, engine_name=self.engine_name
-            )
-            toolboxes = [built.toolbox for built in self._built]
-            if self._built:
-                _LIVE_ENGINES.add(self)
-        self._tools = PersonaTools([*toolboxes, *(extra_toolboxes or [])], engine_name=self.engine_name)
-        self._confirmation.check(self._tools.toolboxes)
+        sources = self._plan.toolbox_sources.values()
+        built = load_toolboxes(sources, bus=bus, engine_name=self.engine_name) if toolboxes is None else []
+        handed_in = [*(toolboxes or []), *(extra_toolboxes or [])]
+        self._toolboxes = EngineToolboxes(built, handed_in, engine_name=self.engine_name)
+        if built:
+            _LIVE_ENGINES.add(self)
+        self._confirmation.check(self._toolboxes.tools.toolboxes)
         self._warm = WarmUp(self.engine_name, enabled=self.settings.warm_up)
         self.warmed_up = self._warm.done
         # Last, so the brain loads while the caller goes on, not while the toolboxes above load: both
@@ -177,38 +152,25 @@ class AgentLoopEngine(ChatEngine):
 
     def _handle(self, brain: ChatEngine) -> BrainHandle:
         name = self.settings.brain or type(brain).__name__
-        handle = BrainHandle.wrap(brain, name)
-        if not handle.keeps_system:
-            LOG.warning(
-                f"{self.engine_name}: brain {name!r} drops system messages ('allow_system_prompts' is off), "
-                "so the loop puts its instructions into the first user message instead; set "
-                f'"allow_system_prompts": true in the {name!r} section to give them their proper place'
-            )
-        if self.settings.mode == "native" and not handle.supports_tools:
-            LOG.warning(
-                f"{self.engine_name}: mode 'native' but brain {name!r} has no native tool calling "
-                "(supports_tools is False); using the text protocol instead"
-            )
-        return handle
+        native = self.settings.mode == "native"
+        return BrainHandle.checked(brain, name, native=native, engine_name=self.engine_name)
 
     @property
     def toolboxes(self) -> list[ToolBox]:
-        return list(self._tools.toolboxes)
+        return list(self._toolboxes.tools.toolboxes)
+
+    @property
+    def _built(self) -> list[BuiltToolbox]:
+        """The toolboxes this engine built, which it closes (see :meth:`shutdown`)."""
+        return self._toolboxes.built
 
     def load_toolboxes(self, toolboxes: Iterable[ToolBox]) -> None:
         """Replace the persona's toolboxes (the engine closes those it built and no longer uses)."""
-        toolboxes = list(toolboxes)
-        kept = {id(toolbox) for toolbox in toolboxes}
-        with self._lock:
-            dropped = [b for b in self._built if id(b.toolbox) not in kept]
-            self._built = [b for b in self._built if id(b.toolbox) in kept]
-            self._tools = PersonaTools(toolboxes, engine_name=self.engine_name)
-        close_toolboxes(dropped, engine_name=self.engine_name)
+        self._toolboxes.replace(toolboxes)
 
     def add_toolboxes(self, *toolboxes: ToolBox) -> None:
         """Offer ``toolboxes`` after the current ones (a tool already offered wins a name collision)."""
-        with self._lock:
-            self._tools = PersonaTools([*self._tools.toolboxes, *toolboxes], engine_name=self.engine_name)
+        self._toolboxes.add(toolboxes)
 
     # -- lifecycle ------------------------------------------------------------------
     def shutdown(self) -> None:
@@ -217,13 +179,8 @@ class AgentLoopEngine(ChatEngine):
         ovos-persona's ``QuestionSolversService.shutdown()`` calls this for each handler; a ``with``
         block calls it on leaving. Toolboxes handed in by the caller are not closed: they are the caller's.
         """
-        with self._lock:
-            built, self._built = self._built, []
-            mine = {id(b.toolbox) for b in built}
-            kept = [toolbox for toolbox in self._tools.toolboxes if id(toolbox) not in mine]
-            self._tools = PersonaTools(kept, engine_name=self.engine_name)
         _LIVE_ENGINES.discard(self)
-        close_toolboxes(built, engine_name=self.engine_name)
+        self._toolboxes.shut_down()
 
     def __enter__(self) -> AgentLoopEngine:
         return self
@@ -340,7 +297,7 @@ class AgentLoopEngine(ChatEngine):
         self, messages: list[AgentMessage], session_id: str, lang: str | None, units: str | None, tools: Any
     ) -> Turn:
         brain = self._brains.ready()
-        toolset: ToolSet = self._tools.current()
+        toolset: ToolSet = self._toolboxes.tools.current()
         if tools:
             toolset = self._caller_tools.add_to(toolset, tools)
         text_mode = self.settings.mode == "text" or not brain.supports_tools
@@ -368,23 +325,7 @@ class AgentLoopEngine(ChatEngine):
 
     def _carry_out_for_bus(self, session_id: str, call: Any) -> Any:
         """Run a pending call a GUI said yes to on the bus: the tool steps of a turn, no model call."""
-        turn = self._new_turn([], session_id, None, None, None)
-        turn.emit(
-            ConfirmStep(
-                tool=call.name,
-                arguments=call.arguments,
-                id=call.id[len("call_") :],
-                decision="yes",
-                data={"source": "bus"},
-            )
-        )
-        return turn.carry_out(call)
-
-    def _expect_answer(self, bus: Any, session_id: str, token: str) -> None:
-        """A question was asked on a voice assistant's bus: the microphone reopens for its answer."""
-        listeners = voice_listeners(bus)
-        if listeners is not None:
-            listeners.expect_answer(session_id, token, self.settings.confirm_expiry)
+        return self._new_turn([], session_id, None, None, None).carry_out(call)
 
 
 class ReActLoopEngine(AgentLoopEngine):

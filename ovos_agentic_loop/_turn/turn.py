@@ -49,7 +49,7 @@ from ovos_agentic_loop._turn.reading import UNREADABLE_CALL, decide
 from ovos_agentic_loop._turn.speaker import Gate, Say
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
-from ovos_agentic_loop.events import Notice, StepEvent, TurnStart
+from ovos_agentic_loop.events import ConfirmStep, Notice, StepEvent, TurnStart
 
 __all__ = ["Turn"]
 
@@ -179,6 +179,14 @@ class Turn(TurnState):
 
     def carry_out(self, call: ToolCall) -> ToolOutcome:
         """Run ``call`` (a pending call a GUI said yes to on the bus) with this turn's tool steps."""
+        confirmed = ConfirmStep(
+            tool=call.name,
+            arguments=call.arguments,
+            id=call.id[len("call_") :],
+            decision="yes",
+            data={"source": "bus"},
+        )
+        self.emit(confirmed)
         tool_steps.run_tools(self, [call], "")
         return self.outcomes[len(self.transcript) - 1]
 
