@@ -10,10 +10,9 @@ many sessions at once.
 
 from __future__ import annotations
 
-import atexit
 import datetime as dt
-import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
@@ -22,8 +21,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, Messa
 from ovos_agentic_loop._confirmation.wiring import wire
 from ovos_agentic_loop._runtime.brain_slot import BrainSlot
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
-from ovos_agentic_loop._runtime.lifecycle import BuiltToolbox
-from ovos_agentic_loop._runtime.loading import load_brain, load_toolboxes, require_installed_brain
+from ovos_agentic_loop._runtime.loading import load_brain, require_installed_brain
 from ovos_agentic_loop._runtime.loop_names import loop_name
 from ovos_agentic_loop._runtime.warm_up import WARM_UP_MESSAGE, WarmUp
 from ovos_agentic_loop._tools.engine_toolboxes import EngineToolboxes
@@ -35,15 +33,6 @@ from ovos_agentic_loop.config import LoopConfig, LoopPlan, Mode, parse_config
 from ovos_agentic_loop.events import StepListener
 
 __all__ = ["AgentLoopEngine", "NativeToolCallEngine", "ReActLoopEngine"]
-
-#: Engines holding toolboxes they built: shut down at interpreter exit if no one did it before.
-_LIVE_ENGINES: weakref.WeakSet[AgentLoopEngine] = weakref.WeakSet()
-
-
-@atexit.register
-def _shut_down_live_engines() -> None:
-    for engine in list(_LIVE_ENGINES):
-        engine.shutdown()
 
 
 class AgentLoopEngine(ChatEngine):
@@ -61,10 +50,7 @@ class AgentLoopEngine(ChatEngine):
         persona: the whole persona JSON, when the caller has it: a toolbox section missing from
             ``config`` is then looked for at its top level (ovos-persona passes only ``config``).
 
-    Lifecycle: :meth:`shutdown` closes every toolbox the engine built itself (``close()`` where the
-    toolbox has one, and any child process it left running); ovos-persona's ``QuestionSolversService``
-    calls it, the CLI calls it at exit, and an engine nobody shut down is shut down when the
-    interpreter exits. Toolboxes handed in (``toolboxes=``, ``extra_toolboxes=``) stay the caller's.
+    Lifecycle: see :meth:`shutdown`.
     """
 
     #: Callers (ovos-persona-server) may pass their own tools; see ``continue_chat``.
@@ -86,47 +72,30 @@ class AgentLoopEngine(ChatEngine):
         persona: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(config=config)
-        self.settings: LoopConfig = parse_config(
-            self.core_section(config), engine_name=self.engine_name, default_mode=self.default_mode
-        )
-        if self.settings.context_plugins:  # prompts of opm.agents.memory plugins (e.g. AGENTS.md)
-            from ovos_agentic_loop.context.loop_context import with_context
-
-            self.settings = with_context(self.settings, engine_name=self.engine_name)
-        self._plan = LoopPlan.from_settings(self.engine_name, self.settings, persona)
+        name = self.engine_name
+        self.settings = settings = _loop_settings(self.core_section(config), name, self.default_mode)
+        self._plan = plan = LoopPlan.from_settings(name, settings, persona)
         self.bus = bus
-        self._caller_tools = CallerTools(
-            accept_toolboxes=self.settings.caller_toolboxes, engine_name=self.engine_name
-        )
-        wired = wire(
-            self.settings,
-            bus,
-            engine_name=self.engine_name,
-            section=config,
-            carry_out=self._carry_out_for_bus,
-        )
+        self._caller_tools = CallerTools(accept_toolboxes=settings.caller_toolboxes, engine_name=name)
+        wired = wire(settings, config, bus, name, self._carry_out_for_bus)
         self._confirmation, self._voice, self._emit = wired.confirmation, wired.voice, wired.emit
-        self._brains: BrainSlot[BrainHandle] = BrainSlot(self.engine_name, self._load_brain)
+        load = partial(load_brain, plan.brain, plan.brain_section, engine_name=name)
+        self._brains: BrainSlot[BrainHandle] = BrainSlot(name, lambda: self._handle(load()))
         if brain is not None:
             self.set_brain(brain)
-        elif self.settings.brain:
-            require_installed_brain(self.settings.brain, engine_name=self.engine_name)
-        sources = self._plan.toolbox_sources.values()
-        built = load_toolboxes(sources, bus=bus, engine_name=self.engine_name) if toolboxes is None else []
+        elif settings.brain:
+            require_installed_brain(settings.brain, engine_name=name)
+        sources = plan.toolbox_sources.values() if toolboxes is None else None
         handed_in = [*(toolboxes or []), *(extra_toolboxes or [])]
-        self._toolboxes = EngineToolboxes(built, handed_in, engine_name=self.engine_name)
-        if built:
-            _LIVE_ENGINES.add(self)
+        self._toolboxes = EngineToolboxes.load(sources, handed_in, bus=bus, engine_name=name)
         self._confirmation.check(self._toolboxes.tools.toolboxes)
-        self._warm = WarmUp(self.engine_name, enabled=self.settings.warm_up)
+        self._warm = WarmUp(name, enabled=settings.warm_up)
         self.warmed_up = self._warm.done
-        # Last, so the brain loads while the caller goes on, not while the toolboxes above load: both
-        # are imports, and two threads importing at once share one interpreter lock, so an earlier
-        # start only slowed the toolboxes' loading.
-        if self.settings.warm_up:
-            shared_pool().submit(self._warm.run, self._warm_up_turn)  # which loads the brain first thing
-        elif self._brains.current is None:
-            shared_pool().submit(self._brains.load_early)
+        # Last, so the brain loads (the warm-up loads it first thing) while the caller goes on, not
+        # while the toolboxes above load: both are imports, and two threads importing at once share
+        # one interpreter lock, so an earlier start only slowed the toolboxes' loading.
+        early = self._brains.load_early if self._brains.current is None else None
+        self._warm.start(self._warm_up_turn, otherwise=early)
 
     # -- wiring (compatible with upstream ovos-agentic-loop) -------------------------
     @property
@@ -135,22 +104,12 @@ class AgentLoopEngine(ChatEngine):
         (this waits for that)."""
         return self._brains.ready().engine
 
-    @property
-    def _brain(self) -> BrainHandle | None:
-        """The brain once loaded or set (None before): read without waiting for it."""
-        return self._brains.current
-
     def set_brain(self, brain: ChatEngine) -> None:
         """Use ``brain`` for every following turn."""
         self._brains.set(self._handle(brain))
 
-    def _load_brain(self) -> BrainHandle:
-        """The persona's brain plugin, loaded (``BrainSlot`` calls this once, behind its lock)."""
-        return self._handle(
-            load_brain(self._plan.brain, self._plan.brain_section, engine_name=self.engine_name)
-        )
-
     def _handle(self, brain: ChatEngine) -> BrainHandle:
+        """``brain`` as the turns use it; a warning for what it lacks that the loop works around."""
         name = self.settings.brain or type(brain).__name__
         native = self.settings.mode == "native"
         return BrainHandle.checked(brain, name, native=native, engine_name=self.engine_name)
@@ -158,11 +117,6 @@ class AgentLoopEngine(ChatEngine):
     @property
     def toolboxes(self) -> list[ToolBox]:
         return list(self._toolboxes.tools.toolboxes)
-
-    @property
-    def _built(self) -> list[BuiltToolbox]:
-        """The toolboxes this engine built, which it closes (see :meth:`shutdown`)."""
-        return self._toolboxes.built
 
     def load_toolboxes(self, toolboxes: Iterable[ToolBox]) -> None:
         """Replace the persona's toolboxes (the engine closes those it built and no longer uses)."""
@@ -174,12 +128,14 @@ class AgentLoopEngine(ChatEngine):
 
     # -- lifecycle ------------------------------------------------------------------
     def shutdown(self) -> None:
-        """Close every toolbox this engine built; idempotent. Their tools are no longer offered.
+        """Close every toolbox this engine built (``close()`` where the toolbox has one, and any child
+        process it left running); idempotent. Their tools are no longer offered.
 
-        ovos-persona's ``QuestionSolversService.shutdown()`` calls this for each handler; a ``with``
-        block calls it on leaving. Toolboxes handed in by the caller are not closed: they are the caller's.
+        ovos-persona's ``QuestionSolversService.shutdown()`` calls this for each handler, the CLI at
+        exit, a ``with`` block on leaving; an engine nobody shut down is shut down when the
+        interpreter exits. Toolboxes handed in (``toolboxes=``, ``extra_toolboxes=``) are not closed:
+        they are the caller's.
         """
-        _LIVE_ENGINES.discard(self)
         self._toolboxes.shut_down()
 
     def __enter__(self) -> AgentLoopEngine:
@@ -326,6 +282,16 @@ class AgentLoopEngine(ChatEngine):
     def _carry_out_for_bus(self, session_id: str, call: Any) -> Any:
         """Run a pending call a GUI said yes to on the bus: the tool steps of a turn, no model call."""
         return self._new_turn([], session_id, None, None, None).carry_out(call)
+
+
+def _loop_settings(section: dict[str, Any] | None, engine_name: str, default_mode: Mode) -> LoopConfig:
+    """The loop's settings from its persona section, with the prompts of its context plugins."""
+    settings = parse_config(section, engine_name=engine_name, default_mode=default_mode)
+    if settings.context_plugins:  # prompts of opm.agents.memory plugins (e.g. AGENTS.md)
+        from ovos_agentic_loop.context.loop_context import with_context
+
+        settings = with_context(settings, engine_name=engine_name)
+    return settings
 
 
 class ReActLoopEngine(AgentLoopEngine):

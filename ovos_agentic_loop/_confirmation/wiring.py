@@ -29,14 +29,13 @@ class Wiring:
 
 def wire(
     settings: LoopConfig,
-    bus: Any,
-    *,
-    engine_name: str,
     section: dict[str, Any] | None,
+    bus: Any,
+    engine_name: str,
     carry_out: Callable[[str, Any], Any],
 ) -> Wiring:
-    """The confirmation, bus and step events of one engine; ``carry_out(session, call)`` runs a
-    pending call a GUI said yes to on the bus."""
+    """The confirmation, bus and step events of the engine ``engine_name`` with ``settings`` (parsed
+    from ``section``); ``carry_out(session, call)`` runs a pending call a GUI said yes to on the bus."""
     confirmation = Confirmation(
         ConfirmPolicy(tuple(settings.confirm_tools), settings.confirm_side_effects),
         key=settings.confirm_key,

@@ -12,6 +12,7 @@ from ovos_utils.log import LOG
 
 from ovos_agentic_loop._runtime import cancellation
 from ovos_agentic_loop._runtime.cancellation import CancelScope
+from ovos_agentic_loop._runtime.daemon_pool import shared_pool
 from ovos_agentic_loop._runtime.log import ovos_logger
 
 __all__ = ["WARM_UP_MESSAGE", "WARM_UP_PROGRESS", "WarmUp"]
@@ -43,6 +44,13 @@ class WarmUp:
         self.enabled = enabled
         self.done = threading.Event()
         self._scope = CancelScope()  # a turn that stops waiting for the warm-up cancels it
+
+    def start(self, turn: Callable[[], Warming], *, otherwise: Callable[[], None] | None) -> None:
+        """In the background: the warm-up with ``turn`` where it is on, else ``otherwise`` (if any)."""
+        if self.enabled:
+            shared_pool().submit(self.run, turn)
+        elif otherwise is not None:
+            shared_pool().submit(otherwise)
 
     def run(self, turn: Callable[[], Warming]) -> None:
         """Prime the brain with the warm-up ``turn`` (built here: that loads the brain first)."""

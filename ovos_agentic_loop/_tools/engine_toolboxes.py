@@ -3,15 +3,29 @@ its caller (the caller's to close), merged into the tools a turn offers (``Perso
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from collections.abc import Iterable
+from typing import Any
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 
 from ovos_agentic_loop._runtime.lifecycle import BuiltToolbox, close_toolboxes
+from ovos_agentic_loop._runtime.loading import load_toolboxes
+from ovos_agentic_loop._runtime.sections import ToolboxSection
 from ovos_agentic_loop._tools.toolset import PersonaTools
 
 __all__ = ["EngineToolboxes"]
+
+#: Toolboxes an engine built and nobody shut down yet: shut down at interpreter exit.
+_LIVE: weakref.WeakSet[EngineToolboxes] = weakref.WeakSet()
+
+
+@atexit.register
+def _shut_down_live() -> None:
+    for toolboxes in list(_LIVE):
+        toolboxes.shut_down()
 
 
 class EngineToolboxes:
@@ -22,6 +36,21 @@ class EngineToolboxes:
         self._lock = threading.Lock()
         self.built = built  # what the engine must close; see shut_down()
         self.tools = PersonaTools([*(b.toolbox for b in built), *handed_in], engine_name=engine_name)
+        if built:
+            _LIVE.add(self)
+
+    @classmethod
+    def load(
+        cls,
+        sources: Iterable[ToolboxSection] | None,
+        handed_in: Iterable[ToolBox],
+        *,
+        bus: Any,
+        engine_name: str,
+    ) -> EngineToolboxes:
+        """The toolboxes of ``sources`` (the persona's sections; None: build none), then ``handed_in``."""
+        built = load_toolboxes(sources, bus=bus, engine_name=engine_name) if sources is not None else []
+        return cls(built, handed_in, engine_name=engine_name)
 
     def replace(self, toolboxes: Iterable[ToolBox]) -> None:
         """Offer ``toolboxes`` instead (the built ones no longer offered are closed)."""
@@ -40,6 +69,7 @@ class EngineToolboxes:
 
     def shut_down(self) -> None:
         """Close every toolbox built here; idempotent. Their tools are no longer offered."""
+        _LIVE.discard(self)
         with self._lock:
             built, self.built = self.built, []
             mine = {id(b.toolbox) for b in built}
