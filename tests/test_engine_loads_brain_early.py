@@ -44,8 +44,8 @@ def _wait_for(condition: object, timeout: float = 30.0) -> bool:
 def test_the_brain_loads_without_being_asked_and_a_down_server_still_fails_the_turn() -> None:
     url = _closed_port_url()
     engine = _engine({"api_url": url, "max_retries": 0})
-    assert _wait_for(lambda: engine._brain is not None)  # nobody touched engine.brain
-    brain = engine._brain.engine
+    assert _wait_for(lambda: engine._brains.current is not None)  # nobody touched engine.brain
+    brain = engine._brains.loaded().engine
     assert isinstance(brain, OpenAIBrain) and brain.settings.api_url == url
     assert _wait_for(lambda: brain._client is not None)  # its client is built in the background too
     with pytest.raises(BrainUnavailable, match="Cannot reach the model server"):
@@ -65,7 +65,7 @@ def test_constructing_many_engines_leaves_no_threads_behind() -> None:
     time.sleep(0.5)
     before = threading.active_count()
     engines = [_engine({"api_url": url}) for _ in range(20)]
-    assert _wait_for(lambda: all(e._brain is not None for e in engines))
+    assert _wait_for(lambda: all(e._brains.current is not None for e in engines))
     assert _wait_for(lambda: not any(t.name == "openai-brain-warm-up" for t in threading.enumerate()))
     assert threading.active_count() <= before + 2  # idle pool workers at most, no thread per engine
 

@@ -146,7 +146,8 @@ class Confirmation:
         return tool is not None and self.policy.needs_yes(tool, owner_config)
 
     def propose(self, call: ToolCall, *, lang: str | None, session: str, user_text: str) -> Proposal | None:
-        """The question for ``call``, signed; None when its arguments are too large to carry."""
+        """The question for ``call``, signed; None when its arguments are too large to carry. Nothing
+        is recorded until it is asked (:meth:`asked`)."""
         arguments = call.arguments if isinstance(call.arguments, dict) else {}
         said = question(call.name, arguments, lang)
         pending = PendingCall.proposed(call.name, arguments, session=session, user_text=user_text)
@@ -154,8 +155,15 @@ class Confirmation:
         token = self.signer.token(pending)
         if mark is None or token is None:
             return None
-        last_words.asked(session, OpenQuestion(self.asker, pending.id, said, pending.issued, self.expiry))
         return Proposal(pending, said, f"{said[:-1]}{mark}{said[-1:]}", token)
+
+    def asked(self, proposal: Proposal) -> None:
+        """``proposal``'s question is put to the user: it is the session's open question."""
+        pending = proposal.pending
+        last_words.asked(
+            pending.session,
+            OpenQuestion(self.asker, pending.id, proposal.question, pending.issued, self.expiry),
+        )
 
     # -- turn 2: the user's reply -------------------------------------------------------
     def reply_to_question(

@@ -8,7 +8,7 @@ calls of the earlier turns back before their answers in the next turn's messages
 A correction of the last turn ("no, I meant seventy") redoes its calculation (``corrections``).
 """
 
-from ovos_agentic_loop._memory.conversation import ConversationMemory, Recall
+from ovos_agentic_loop._memory.conversation import ConversationMemory, Recall, redo_call
 from ovos_agentic_loop._memory.corrections import Correction, corrected_call, correction_in
 from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
 
@@ -20,4 +20,5 @@ __all__ = [
     "RememberedTurn",
     "corrected_call",
     "correction_in",
+    "redo_call",
 ]

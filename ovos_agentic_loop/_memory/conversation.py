@@ -27,19 +27,28 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 from ovos_utils.log import LOG
 
-from ovos_agentic_loop._confirmation import last_user_text
-from ovos_agentic_loop._memory.corrections import Correction, correction_in
+from ovos_agentic_loop._confirmation import Confirmation, last_user_text
+from ovos_agentic_loop._memory.corrections import Correction, corrected_call, correction_in
 from ovos_agentic_loop._memory.records import RememberedTurn, dumps, loads, ran_calls
 from ovos_agentic_loop._memory.stores import MemoryStore, StoreDown, open_store
 from ovos_agentic_loop._runtime.session_key import session_key
 from ovos_agentic_loop._tools.observations import ToolOutcome
+from ovos_agentic_loop._tools.toolset import ToolSet
 from ovos_agentic_loop.config import LoopConfig
 from ovos_agentic_loop.errors import ConfigError
 
-__all__ = ["KEY_PREFIX", "RETRY_AFTER_S", "ConversationMemory", "Recall", "owner_of", "same_text"]
+__all__ = [
+    "KEY_PREFIX",
+    "RETRY_AFTER_S",
+    "ConversationMemory",
+    "Recall",
+    "owner_of",
+    "redo_call",
+    "same_text",
+]
 
 #: Every key the memory writes starts so (a Redis shared with other programs shows whose they are).
 KEY_PREFIX = "ovos-agentic-loop:memory:"
@@ -231,3 +240,20 @@ def _placed(
             placed += turn.messages()
         placed.append(message)
     return placed, frozenset(c.id for t in earlier for c in t.calls)
+
+
+def redo_call(
+    recall: Recall, toolset: ToolSet, confirmation: Confirmation, lang: str | None
+) -> ToolCall | None:
+    """The last turn's calculation with the number the user corrected, when it can be told for sure
+    and runs without a yes; else None (the model sees the remembered call and decides)."""
+    last, correction = recall.last, recall.correction
+    calculator = toolset.with_role("calculator")
+    if last is None or correction is None or calculator is None:
+        return None
+    spec, role = calculator
+    call = corrected_call(correction, last, spec.name, role.argument, lang)
+    owner = toolset.owners.get(spec.name)
+    if call is None or confirmation.needs_yes(spec, getattr(owner, "config", None)):
+        return None
+    return call

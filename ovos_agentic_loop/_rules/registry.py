@@ -22,7 +22,7 @@ from ovos_agentic_loop._rules.years import UNSAID_YEAR
 from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop.config import RuleName
 
-__all__ = ["MAX_NUDGES", "RULES", "RULE_NAMES", "Budget", "Rules", "rule"]
+__all__ = ["MAX_NUDGES", "RULES", "RULE_NAMES", "Budget", "CallsHeld", "Fired", "Rules", "rule"]
 
 #: Every rule, the most useful first: at each stage the first that finds something (and was not
 #: sent before with the same finding) is taken. A rule is here only where the rules' ablation
@@ -73,6 +73,26 @@ class Budget:
         return len(self.sent) >= self.allowed
 
 
+@dataclass(frozen=True)
+class Fired:
+    """A rule that found something: its response, and what the budget records once it is sent
+    (``Rules.record``): the rule's name and its finding's key."""
+
+    rule: str
+    key: str
+    response: Response
+
+
+@dataclass(frozen=True)
+class CallsHeld:
+    """A reply's calls held back before they run: ``message`` (what to check) answers the calls at
+    ``positions``; ``fired`` is the rule that found it."""
+
+    message: str
+    positions: frozenset[int]
+    fired: Fired
+
+
 @dataclass
 class Rules:
     """The registry as one turn asks it: the rules switched on, the turn's budget."""
@@ -80,28 +100,46 @@ class Rules:
     budget: Budget = field(default_factory=Budget)
     disabled: frozenset[RuleName] = frozenset()
 
-    def react(self, view: TurnView, *, spoken: bool = False) -> Response | None:
-        """The response to ``view.answer`` when it does not stand; None when it stands (or this
-        turn's budget is spent). Sent twice, a message is parroted back ("The file notes.txt does
-        not exist."): the next rule that finds something is taken instead, or the answer stands.
-        ``spoken``: part of the reply already went out as speech; only rules that take it as talk
-        before a call (``after_speech``) are asked, so no correction adds a second spoken answer."""
-        found = self._first(Stage.ON_ANSWER, view, spoken=spoken)
+    def reaction(
+        self, view: TurnView, *, spoken: bool = False, sent: frozenset[str] = frozenset()
+    ) -> Fired | None:
+        """The rule that sends ``view.answer`` back, when it does not stand; None when it stands (or
+        this turn's budget is spent). Sent twice, a message is parroted back ("The file notes.txt
+        does not exist."): the next rule that finds something is taken instead, or the answer
+        stands. ``spoken``: part of the reply already went out as speech; only rules that take it
+        as talk before a call (``after_speech``) are asked, so no correction adds a second spoken
+        answer. ``sent``: keys decided on but not recorded yet. A query: nothing is recorded."""
+        found = self._first(Stage.ON_ANSWER, view, spoken=spoken, sent=sent)
         return found[1] if found is not None else None
 
-    def check_calls(self, view: TurnView, calls: Sequence[ToolCall]) -> tuple[str, frozenset[int]] | None:
+    def calls_held(
+        self, view: TurnView, calls: Sequence[ToolCall], *, sent: frozenset[str] = frozenset()
+    ) -> CallsHeld | None:
         """The message that holds calls of a reply back before they run (numbers nobody said, a
         dropped sign), on the same budget, and the positions of the calls it holds: those the
         rule that found something finds something in alone (all of them when none does alone);
-        None when they all may run."""
-        found = self._first(Stage.BEFORE_CALL, view.with_calls(calls), repeat_ends=True)
+        None when they all may run. A query: nothing is recorded."""
+        found = self._first(Stage.BEFORE_CALL, view.with_calls(calls), repeat_ends=True, sent=sent)
         if found is None:
             return None
-        by, response = found
-        if not isinstance(response, Nudge):
+        by, fired = found
+        if not isinstance(fired.response, Nudge):
             return None
         held = frozenset(i for i, c in enumerate(calls) if by.detect(view.with_calls([c])) is not None)
-        return response.message, held or frozenset(range(len(calls)))
+        return CallsHeld(fired.response.message, held or frozenset(range(len(calls))), fired)
+
+    def record(self, fired: Fired) -> None:
+        """``fired``'s message is sent: it counts on the budget and is never sent again."""
+        self.budget.sent.add(fired.key)
+        self.budget.fired.append(fired.rule)
+
+    def react(self, view: TurnView, *, spoken: bool = False) -> Response | None:
+        """:meth:`reaction`, recorded as sent: the response, or None when the answer stands."""
+        fired = self.reaction(view, spoken=spoken)
+        if fired is None:
+            return None
+        self.record(fired)
+        return fired.response
 
     def may_apply(self, view: TurnView) -> bool:
         """Whether the coming answer could be sent back by a rule that holds the stream."""
@@ -125,11 +163,18 @@ class Rules:
                 yield candidate
 
     def _first(
-        self, stage: Stage, view: TurnView, *, repeat_ends: bool = False, spoken: bool = False
-    ) -> tuple[Rule[Any], Response] | None:
-        """The first rule that finds something, and its response; ``repeat_ends``: a finding sent
+        self,
+        stage: Stage,
+        view: TurnView,
+        *,
+        repeat_ends: bool = False,
+        spoken: bool = False,
+        sent: frozenset[str] = frozenset(),
+    ) -> tuple[Rule[Any], Fired] | None:
+        """The first rule that finds something, and what it fired; ``repeat_ends``: a finding sent
         before lets the calls run rather than asking the next rule (the checks of a reply's calls)."""
-        if self.budget.spent or (stage is Stage.ON_ANSWER and not view.tools.tools):
+        sent = sent | self.budget.sent
+        if len(sent) >= self.budget.allowed or (stage is Stage.ON_ANSWER and not view.tools.tools):
             return None
         for candidate in self._asked(stage, view):
             if spoken and not candidate.after_speech:
@@ -138,13 +183,11 @@ class Rules:
             if finding is None:
                 continue
             key = candidate.key(finding)
-            if key in self.budget.sent:
+            if key in sent:
                 if repeat_ends:
                     return None
                 continue
-            self.budget.sent.add(key)
-            self.budget.fired.append(candidate.name)
-            return candidate, candidate.respond(finding)
+            return candidate, Fired(candidate.name, key, candidate.respond(finding))
         return None
 
 

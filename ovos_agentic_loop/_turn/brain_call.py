@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole
+from ovos_utils.log import LOG
 
 from ovos_agentic_loop._runtime import cancellation as cancellation
 from ovos_agentic_loop._runtime.cancellation import CancelScope, TurnInterrupted
@@ -99,6 +100,24 @@ class BrainHandle:
             can_stream=callable(getattr(engine, "stream_message", None)),
             keeps_system=getattr(engine, "allow_system", True) is not False,
         )
+
+    @classmethod
+    def checked(cls, engine: ChatEngine, name: str, *, native: bool, engine_name: str) -> BrainHandle:
+        """:meth:`wrap`, with a warning for each thing the brain lacks that the loop then works around
+        (``native``: the persona asks for native tool calls)."""
+        handle = cls.wrap(engine, name)
+        if not handle.keeps_system:
+            LOG.warning(
+                f"{engine_name}: brain {name!r} drops system messages ('allow_system_prompts' is off), "
+                "so the loop puts its instructions into the first user message instead; set "
+                f'"allow_system_prompts": true in the {name!r} section to give them their proper place'
+            )
+        if native and not handle.supports_tools:
+            LOG.warning(
+                f"{engine_name}: mode 'native' but brain {name!r} has no native tool calling "
+                "(supports_tools is False); using the text protocol instead"
+            )
+        return handle
 
 
 _DONE = object()

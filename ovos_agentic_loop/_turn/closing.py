@@ -31,16 +31,16 @@ def finish(turn: TurnState, answer: str, reason: str, *, content: str | None = N
 
 def answer_begun(turn: TurnState) -> bool:
     """True once part of the current reply's answer went out to a listener."""
-    return turn.gate is not None and bool(turn.gate.part)
+    return bool(turn.speaker.spoken())
 
 
 def cut_short(turn: TurnState, reason: str, note: str) -> AgentMessage:
     """A streamed answer that cannot be finished ends with a sentence that says so, never silently.
 
     The final answer is what was said plus the note; the stream speaks what it adds to what
-    was said (``unspoken``): the note.
+    was said (``Speaker.rest``): the note.
     """
-    part = turn.gate.part if turn.gate is not None else ""
+    part = turn.speaker.spoken()
     said = part.rstrip()
     turn.emit(Notice(message=f"the streamed answer was cut short ({reason}) after {len(said)} chars"))
     # A line break ends the sentence being spoken; "…" marks one that was cut mid-way.
@@ -51,8 +51,7 @@ def cut_short(turn: TurnState, reason: str, note: str) -> AgentMessage:
 def interrupted(turn: TurnState) -> AgentMessage:
     """The user interrupted the turn: its answer is what was already said (nothing, before the
     answer began), and nothing more is said; the ``final`` event's reason is ``stopped``."""
-    part = turn.gate.part if turn.gate is not None else ""
-    return finish(turn, part.rstrip(), "stopped")
+    return finish(turn, turn.speaker.spoken(), "stopped")
 
 
 def hand_to_caller(turn: TurnState, calls: list[ToolCall]) -> AgentMessage:

@@ -8,7 +8,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, ToolCall
 from ovos_agentic_loop._confirmation import Proposal, Verdict
 from ovos_agentic_loop._confirmation.question import TOO_LARGE, declined, no_such_tool
 from ovos_agentic_loop._turn.closing import finish
-from ovos_agentic_loop._turn.decisions import AskFirst, CarryOut, Correct, Finish, ForceAnswer
+from ovos_agentic_loop._turn.decisions import AskFirst, CarryOut, Correct, Finish, ForceAnswer, Tell
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.events import ConfirmStep, Notice
 
@@ -17,7 +17,8 @@ __all__ = ["answer_to_question", "ask_first", "held"]
 
 def held(turn: TurnState, calls: list[ToolCall]) -> AskFirst | Correct | ForceAnswer | None:
     """AskFirst for the first call that needs the user's yes; none of the reply's calls runs
-    (the model makes the others again after the answer, with the pending call's result)."""
+    (the model makes the others again after the answer, with the pending call's result). A query:
+    the question is recorded as asked by ``ask_first``."""
     confirm, toolset = turn.setup.confirm, turn.setup.toolset
     if confirm is None:
         return None
@@ -38,9 +39,8 @@ def held(turn: TurnState, calls: list[ToolCall]) -> AskFirst | Correct | ForceAn
             TOO_LARGE, f"{waiting.name}: arguments too large to hold for a confirmation"
         )
     others = [c.name for c in calls if c is not waiting]
-    if others:
-        turn.emit(Notice(message=f"not run before the user answers the question: {others}"))
-    return AskFirst(proposal)
+    told = (Tell(f"not run before the user answers the question: {others}"),) if others else ()
+    return AskFirst(proposal, effects=told)
 
 
 def answer_to_question(turn: TurnState) -> Finish | CarryOut | None:
@@ -67,6 +67,8 @@ def answer_to_question(turn: TurnState) -> Finish | CarryOut | None:
 
 def ask_first(turn: TurnState, proposal: Proposal) -> AgentMessage:
     pending = proposal.pending
+    if turn.setup.confirm is not None:
+        turn.setup.confirm.asked(proposal)
     turn.emit(
         ConfirmStep(
             tool=pending.tool,

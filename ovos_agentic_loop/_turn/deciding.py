@@ -22,32 +22,32 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Generator
-from dataclasses import dataclass
 from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
-from ovos_agentic_loop._rules.base import MakeCall, Nudge
-from ovos_agentic_loop._turn import model_call
+from ovos_agentic_loop._turn import model_call, tally
+from ovos_agentic_loop._turn.decisions import Constrain, Decision
+from ovos_agentic_loop._turn.reading import decide, respond
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.errors import BrainError
 from ovos_agentic_loop.events import Notice
 
-__all__ = ["ANSWER_NAME", "Constrain", "ask_constrained", "decision_schema"]
+__all__ = ["ANSWER_NAME", "ask_constrained", "constrained", "decision_schema"]
 
 #: The name of the choice "answer the user" beside the offered tools (another, if a tool has it).
 ANSWER_NAME = "final_answer"
 
 
-@dataclass(frozen=True)
-class Constrain:
-    """What ``reading.decide`` returns for a reply a rule answered with ``Decide``: ask again,
-    constrained; ``fallback`` (with ``kept``, the reply as the transcript keeps it) where that
-    cannot be done."""
-
-    why: str
-    fallback: Nudge | MakeCall
-    kept: str
+def constrained(turn: TurnState, constrain: Constrain) -> Generator[str, None, Decision]:
+    """The decision of a reply that made none: the constrained reply's, else the rule's fallback."""
+    reply = yield from ask_constrained(turn, constrain)
+    decided = decide(turn, reply) if reply is not None else None
+    if decided is None or isinstance(decided, Constrain):  # no decision even so
+        if decided is not None:
+            tally.record(turn, decided)  # what judging it counted stands, as for any reply
+        return respond(turn, constrain.fallback, constrain.kept)
+    return decided
 
 
 def decision_schema(specs: list[dict[str, Any]], answer_name: str = ANSWER_NAME) -> dict[str, Any]:
@@ -79,15 +79,14 @@ def ask_constrained(turn: TurnState, constrain: Constrain) -> Generator[str, Non
     names = {(s.get("function", s))["name"] for s in specs}
     answer_name = ANSWER_NAME if ANSWER_NAME not in names else f"{ANSWER_NAME}_to_user"
     turn.emit(Notice(message=f"no decision in the reply ({constrain.why}); asking for one, constrained"))
-    if turn.gate is not None:
-        turn.gate.held = ""  # the held description is dropped unheard: the decision comes instead
+    turn.speaker.drop_held()  # the held description is dropped unheard: the decision comes instead
     try:
         reply = yield from model_call.call(
             turn,
             model_call.brain_messages(turn),
             stream=False,
             tools=model_call.offered_specs(turn),
-            gate=None,  # JSON is never spoken; an answer in it is said by the turn's ending
+            say=None,  # JSON is never spoken; an answer in it is said by the turn's ending
             counted=True,
             response_format=decision_schema(specs, answer_name),
         )

@@ -3,30 +3,76 @@
 A reply is classified into one of these (``reading.decide``), and the reactions to
 small-model habits (``_rules``) answer with a ``Nudge`` or a ``MakeCall`` (``_rules.base``);
 nothing downstream looks at a reply's text again to know what was decided.
+
+Deciding changes nothing: what a decision counts (a corrective message, a rule's message sent,
+the calls asked for, tools offered from now on) and the notices it gives travel with it as its
+``effects``, and the dispatcher records them when it carries the decision out (``tally``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NoReturn
+from dataclasses import dataclass, field, replace
+from typing import NoReturn, TypeVar
 
 from ovos_plugin_manager.templates.agents import ToolCall
 
 from ovos_agentic_loop._confirmation import Proposal
+from ovos_agentic_loop._rules.base import MakeCall, Nudge
+from ovos_agentic_loop._rules.registry import Fired
 
 __all__ = [
     "AskFirst",
+    "Asked",
     "CarryOut",
+    "Constrain",
     "Correct",
+    "Corrected",
     "Decision",
+    "Effect",
     "Finish",
     "ForceAnswer",
     "HandToCaller",
     "Recheck",
     "Remind",
     "RunCalls",
+    "Tell",
+    "ToOffer",
+    "after",
     "assert_never",
 ]
+
+
+# -- what a decision counts, recorded when it is carried out ------------------------------
+@dataclass(frozen=True)
+class Tell:
+    """A notice for the step events."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class ToOffer:
+    """Tools the model called by name: offered from now on where the turn has a shortlist."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """A corrective message counted on the turn's ``max_corrections``."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The repeat counts after a reply's calls (``repeats.CallHistory``): the latest reply's
+    calls, whether a reminder was given, the signatures to count once more."""
+
+    latest: frozenset[str]
+    reminded: bool
+    counted: tuple[str, ...] = ()
+
+
+Effect = Tell | ToOffer | Corrected | Asked | Fired
 
 
 @dataclass(frozen=True)
@@ -35,6 +81,7 @@ class Finish:
 
     answer: str
     reason: str = "answer"
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -43,6 +90,7 @@ class RunCalls:
 
     calls: list[ToolCall]
     text: str = ""
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -51,6 +99,7 @@ class Remind:
 
     calls: list[ToolCall]
     text: str = ""
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -62,6 +111,7 @@ class Recheck:
     message: str
     text: str = ""
     held: frozenset[int] = frozenset()
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -72,6 +122,7 @@ class Correct:
     message: str
     notice: str
     kept: str | None = None
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -81,6 +132,7 @@ class ForceAnswer:
 
     reason: str
     notice: str = ""
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -88,6 +140,7 @@ class HandToCaller:
     """The reply calls only the caller's tools: the turn returns them for the caller to run."""
 
     calls: list[ToolCall]
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -95,6 +148,7 @@ class AskFirst:
     """A call needs the user's yes: nothing runs, the turn ends with the question of ``proposal``."""
 
     proposal: Proposal
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -102,9 +156,40 @@ class CarryOut:
     """The user said yes to the pending ``call``: run exactly it, once, then go on as usual."""
 
     call: ToolCall
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
 
 
-Decision = Finish | RunCalls | Remind | Recheck | Correct | ForceAnswer | HandToCaller | AskFirst | CarryOut
+@dataclass(frozen=True)
+class Constrain:
+    """The reply made no decision (a rule answered it with ``Decide``): ask again, constrained
+    (``deciding``); ``fallback`` (with ``kept``, the reply as the transcript keeps it) where that
+    cannot be done."""
+
+    why: str
+    fallback: Nudge | MakeCall
+    kept: str
+    effects: tuple[Effect, ...] = field(default=(), kw_only=True)
+
+
+Decision = (
+    Finish
+    | RunCalls
+    | Remind
+    | Recheck
+    | Correct
+    | ForceAnswer
+    | HandToCaller
+    | AskFirst
+    | CarryOut
+    | Constrain
+)
+
+D = TypeVar("D", bound=Decision)
+
+
+def after(effects: tuple[Effect, ...], decision: D) -> D:
+    """``decision`` with ``effects`` (what was counted on the way to it) before its own."""
+    return replace(decision, effects=(*effects, *decision.effects)) if effects else decision
 
 
 def assert_never(value: NoReturn) -> NoReturn:

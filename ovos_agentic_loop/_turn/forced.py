@@ -19,7 +19,8 @@ from ovos_agentic_loop._turn.endings import (
     out_of_steps,
     plain_result,
 )
-from ovos_agentic_loop._turn.model_call import Pass, call
+from ovos_agentic_loop._turn.model_call import call
+from ovos_agentic_loop._turn.speaker import Pass, Say
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.transcript import forced_messages
 from ovos_agentic_loop.events import Notice
@@ -43,15 +44,14 @@ def forced_answer(turn: TurnState, reason: str, stream: bool) -> Generator[str, 
         turn.for_brain(messages),
         stream=stream,
         tools=None,
-        gate=Pass(),
+        # judged only once whole (the text is kept while held)
+        say=Say(Pass(), hold=hold, release=lambda _written: False),
         counted=turn.every_call_counts,
-        hold=hold,
-        release=lambda _written: False,  # judged only once whole (the text is kept while held)
     )
     answer = answer_of(reply.content or "", turn.setup.toolset.names)
     final = grounded(turn, answer, reason)
-    if answer and final != answer and turn.gate is not None:
-        turn.gate.held = ""  # the held guess is dropped unheard; the final answer is said instead
+    if answer and final != answer:
+        turn.speaker.drop_held()  # the held guess is dropped unheard; the final answer is said instead
     return finish(turn, final, reason)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ovos_agentic_loop._rules.registry import Budget
-from ovos_agentic_loop._turn.decisions import Correct, ForceAnswer
+from ovos_agentic_loop._turn.decisions import Correct, Corrected, ForceAnswer
 from ovos_agentic_loop.config import LoopConfig
 
 __all__ = ["REPEATS_ALLOWED", "Limits"]
@@ -33,8 +33,8 @@ class Limits:
     def correction(
         self, message: str, notice: str, kept: str | None = None, *, ending: str = "unparsable"
     ) -> Correct | ForceAnswer:
-        """A corrective message while this turn's ``max_corrections`` last; then the forced answer."""
+        """A corrective message while this turn's ``max_corrections`` last (counted when it is sent:
+        ``Corrected``); then the forced answer."""
         if self.corrections_spent:
             return ForceAnswer(ending)
-        self.corrections += 1
-        return Correct(message, notice, kept)
+        return Correct(message, notice, kept, effects=(Corrected(),))

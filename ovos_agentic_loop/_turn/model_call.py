@@ -1,38 +1,26 @@
 """THE model call of every loop, and what a turn sends with it: the transcript as the brain takes
-it, the tools it offers, the stream's gates; the warm-up that fills the prompt cache."""
+it, the tools it offers; the warm-up that fills the prompt cache. What of a reply is said is the
+turn's speaker's (``speaker``)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator
-from typing import Any, Protocol
+from collections.abc import Generator, Iterator
+from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop._text.language import answer_language_line
 from ovos_agentic_loop._text.protocol import parse_reply
-from ovos_agentic_loop._text.stream_gate import MAX_STREAMED_CHARS, FinalAnswerGate
 from ovos_agentic_loop._turn.brain_call import call_brain
+from ovos_agentic_loop._turn.speaker import Pass, Say
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.transcript import rendered
 from ovos_agentic_loop.events import ModelCall
 
-__all__ = ["STOP_SEQUENCES", "Gate", "Pass", "ask_with_tools", "call", "unspoken", "warm_up"]
+__all__ = ["STOP_SEQUENCES", "ask_with_tools", "brain_messages", "call", "offered_specs", "warm_up"]
 
 STOP_SEQUENCES = ["\nObservation:", "Observation:"]
-
-
-class Gate(Protocol):
-    """What of a reply's streamed text a caller of :meth:`Turn.ask` lets through."""
-
-    def feed(self, delta: str) -> str: ...
-
-
-class Pass:
-    """The gate of a reply whose every part may be an answer: the turn's own gate alone decides."""
-
-    def feed(self, delta: str) -> str:
-        return delta
 
 
 def ask_with_tools(turn: TurnState, *, stream: bool) -> Generator[str, None, AgentMessage]:
@@ -42,19 +30,13 @@ def ask_with_tools(turn: TurnState, *, stream: bool) -> Generator[str, None, Age
     not stated yet) is not spoken while it streams: it is said once no rule that holds the stream
     may apply to the text written so far (a result stated), or whole once it stands."""
     view = turn.view()
-    hold = turn.rules.may_apply(view)
-    return (
-        yield from call(
-            turn,
-            brain_messages(turn),
-            stream=stream,
-            tools=offered_specs(turn),
-            gate=Pass(),
-            counted=True,
-            hold=hold,
-            release=lambda written: not turn.rules.may_apply(view.with_answer(written)),
-        )
+    say = Say(
+        Pass(),
+        hold=turn.rules.may_apply(view),
+        release=lambda written: not turn.rules.may_apply(view.with_answer(written)),
     )
+    tools = offered_specs(turn)
+    return (yield from call(turn, brain_messages(turn), stream=stream, tools=tools, say=say, counted=True))
 
 
 def call(
@@ -63,27 +45,39 @@ def call(
     *,
     stream: bool,
     tools: list[dict[str, Any]] | None,
-    gate: Gate | None,
+    say: Say | None,
     counted: bool,
     stop: bool = True,
-    hold: bool = False,
-    release: Callable[[str], bool] | None = None,
     response_format: dict[str, Any] | None = None,
 ) -> Generator[str, None, AgentMessage]:
-    """THE model call of every loop: bounded by the turn's deadline, counted, a step event.
-
-    ``gate`` decides what of the streamed text may be said, before the turn's own gate (protocol
-    is never spoken); None says nothing and leaves the turn's gate as it was. ``hold``: this
-    reply is the turn's to speak, but only once the turn is over (``unspoken``), or once ``release``
-    says so of the reply written so far (its deltas then go through the gates as if never held).
-    ``response_format``: the JSON schema the reply must match (the decision step)."""
+    """THE model call of every loop: bounded by the turn's deadline, counted, a step event. ``say``
+    (None: nothing) is how the turn's speaker speaks the reply; ``response_format``: the JSON
+    schema the reply must match (the decision step)."""
     started = time.monotonic()
-    speaker = FinalAnswerGate(turn.speech)
-    if gate is not None:
-        turn.gate = speaker
+    utterance = turn.speaker.reply(say)
     reply: AgentMessage | None = None
-    written = ""  # the reply so far, while it is held and may be released
-    for item in call_brain(
+    for item in _brain_stream(turn, messages, stream, tools, stop, response_format):
+        if not isinstance(item, str):
+            reply = item
+        elif out := utterance.hear(item):
+            yield out
+    assert reply is not None  # call_brain always ends with the message or raises
+    yield from utterance.end(lambda: _makes_calls(turn, reply))
+    turn.count.used += 1 if counted else 0
+    _emit_model_call(turn, reply, started, utterance.spoken_chars)
+    return reply
+
+
+def _brain_stream(
+    turn: TurnState,
+    messages: list[AgentMessage],
+    stream: bool,
+    tools: list[dict[str, Any]] | None,
+    stop: bool,
+    response_format: dict[str, Any] | None,
+) -> Iterator[str | AgentMessage]:
+    """The brain's deltas, then its message, within the turn's deadline."""
+    return call_brain(
         turn.setup.brain,
         messages,
         deadline=turn.deadline,
@@ -96,32 +90,7 @@ def call(
         lang=turn.lang,
         units=turn.units,
         response_format=response_format,
-    ):
-        if not isinstance(item, str):
-            reply = item
-        elif gate is not None and hold:
-            if release is not None and len(written) < MAX_STREAMED_CHARS:
-                written += item
-                if release(written):  # the rules that held it can no longer apply: say it so far
-                    hold = False
-                    if out := speaker.feed(gate.feed(written)):
-                        yield out
-        elif gate is not None and (out := speaker.feed(gate.feed(item))):
-            yield out
-    assert reply is not None  # call_brain always ends with the message or raises
-    if gate is not None and hold and written:
-        if _makes_calls(turn, reply):  # a held reply that calls: its talk is said, as if never held
-            hold = False
-            if out := speaker.feed(gate.feed(written)):
-                yield out
-        else:  # said by ``unspoken`` if the reply stands as the answer; dropped if it is sent back
-            speaker.held = written
-    # the reply is over: say what only waited for more text
-    if gate is not None and not hold and (out := speaker.close()):
-        yield out
-    turn.count.used += 1 if counted else 0
-    _emit_model_call(turn, reply, started, speaker.passed_chars)
-    return reply
+    )
 
 
 def _makes_calls(turn: TurnState, reply: AgentMessage) -> bool:
@@ -170,12 +139,6 @@ def warm_up(turn: TurnState) -> None:
         units=None,
     ):
         pass
-
-
-def unspoken(turn: TurnState, final: AgentMessage) -> str:
-    """What a stream still has to say once the turn is over: the rest of its final answer."""
-    gate = turn.gate if turn.gate is not None else FinalAnswerGate(turn.speech)
-    return gate.finish(final.content or "")
 
 
 def offered_specs(turn: TurnState) -> list[dict[str, Any]] | None:

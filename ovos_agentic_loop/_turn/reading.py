@@ -1,5 +1,8 @@
 """One step from a model's reply to a decision: the reply read (native calls or the text protocol),
-an answer judged by the table of reactions, a reply's calls checked, deduplicated, held for a yes."""
+an answer judged by the table of reactions, a reply's calls checked, deduplicated, held for a yes.
+
+Deciding changes nothing (``tests/test_pure_deciding.py``): what a decision counts and the
+notices it gives are its ``effects``, recorded when it is carried out (``tally``)."""
 
 from __future__ import annotations
 
@@ -11,20 +14,22 @@ from ovos_agentic_loop._rules.base import Decide, MakeCall, Nudge
 from ovos_agentic_loop._rules.unstated import unstated_message
 from ovos_agentic_loop._text.protocol import ParsedCall, ParsedReply, clean_answer, parse_reply
 from ovos_agentic_loop._turn.confirming import held
-from ovos_agentic_loop._turn.deciding import Constrain
 from ovos_agentic_loop._turn.decisions import (
+    Constrain,
     Correct,
     Decision,
+    Effect,
     Finish,
     HandToCaller,
     Recheck,
     RunCalls,
+    Tell,
+    ToOffer,
+    after,
     assert_never,
 )
 from ovos_agentic_loop._turn.repeats import signature
 from ovos_agentic_loop._turn.state import TurnState
-from ovos_agentic_loop._turn.tool_steps import offer_called
-from ovos_agentic_loop.events import Notice
 
 __all__ = ["EMPTY_REPLY", "REPEATED_RESULT", "UNREADABLE_CALL", "decide", "respond"]
 
@@ -39,7 +44,7 @@ REPEATED_RESULT = (
 )
 
 
-def decide(turn: TurnState, reply: AgentMessage) -> Decision | Constrain:
+def decide(turn: TurnState, reply: AgentMessage) -> Decision:
     """What to do about ``reply``; ``Constrain``: it made no decision, ask for one (``deciding``)."""
     parsed = _interpret(turn, reply)
     if parsed.calls:
@@ -56,26 +61,28 @@ def decide(turn: TurnState, reply: AgentMessage) -> Decision | Constrain:
     return _judge(turn, answer, parsed)
 
 
-def _judge(turn: TurnState, answer: str, parsed: ParsedReply) -> Decision | Constrain:
+def _judge(turn: TurnState, answer: str, parsed: ParsedReply) -> Decision:
     """The table of reactions on an answer: it stands, is sent back, or the loop makes a call."""
     # Part of this reply went out as speech already (the stream was not held for it): a rule that
     # would ask for a new answer is not asked, the voice would say a second one.
-    spoken = turn.gate is not None and turn.gate.passed_chars > 0
-    response = turn.rules.react(turn.view(answer), spoken=spoken)
+    fired = turn.rules.reaction(turn.view(answer), spoken=turn.speaker.reply_begun())
+    if fired is None:
+        return Finish(answer)
     kept = parsed.kept_text or answer
-    match response:
-        case None:
-            return Finish(answer)
+    match fired.response:
         case Decide(why, fallback):  # a described call: the decision step asks for a real one
-            return Constrain(why, fallback, kept)
-        case Nudge() | MakeCall():
-            return respond(turn, response, kept)
+            return Constrain(why, fallback, kept, effects=(fired,))
+        case Nudge() | MakeCall() as response:
+            return after((fired,), respond(turn, response, kept, sent=frozenset({fired.key})))
         case _:
-            assert_never(response)
+            assert_never(fired.response)
 
 
-def respond(turn: TurnState, response: Nudge | MakeCall, kept: str) -> Decision:
-    """A rule's message sent back (``kept``: the reply as the transcript keeps it), or its call made."""
+def respond(
+    turn: TurnState, response: Nudge | MakeCall, kept: str, *, sent: frozenset[str] = frozenset()
+) -> Decision:
+    """A rule's message sent back (``kept``: the reply as the transcript keeps it), or its call made;
+    ``sent``: the rules' findings fired on the way here, not recorded yet."""
     match response:
         case Nudge(why, message):  # "call it now", "answer with the result", ...
             notice = f"the answer does not stand ({why}); asking again"
@@ -83,36 +90,47 @@ def respond(turn: TurnState, response: Nudge | MakeCall, kept: str) -> Decision:
         case MakeCall(why, name, arguments):
             # The call the answer described, or the read it skipped: the loop makes it, as if the
             # model had (told to, the bundled model says it will, or that it cannot).
-            turn.emit(Notice(message=f"the answer does not stand ({why}); making the call"))
+            told = Tell(f"the answer does not stand ({why}); making the call")
             made = ParsedReply(calls=[ParsedCall(name, arguments)], kept_text="")
-            return _decide_calls(turn, AgentMessage(MessageRole.ASSISTANT, ""), made, by_loop=True)
+            loops = _decide_calls(
+                turn, AgentMessage(MessageRole.ASSISTANT, ""), made, by_loop=True, sent=sent
+            )
+            return after((told,), loops)
         case _:
             assert_never(response)
 
 
 def _decide_calls(
-    turn: TurnState, reply: AgentMessage, parsed: ParsedReply, *, by_loop: bool = False
+    turn: TurnState,
+    reply: AgentMessage,
+    parsed: ParsedReply,
+    *,
+    by_loop: bool = False,
+    sent: frozenset[str] = frozenset(),
 ) -> Decision:
     toolset = turn.setup.toolset
     calls = _as_tool_calls(reply, parsed)
     caller_calls = [c for c in calls if c.name in toolset.caller_names]
     # one call written twice in a reply (in call syntax, then as JSON) runs once
     own_calls = _once([c for c in calls if c.name not in toolset.caller_names])
-    offer_called(turn, own_calls)
+    # the second pass of a shortlist: a tool called by name that exists is offered from now on
+    counted: tuple[Effect, ...] = (
+        (ToOffer(tuple(c.name for c in own_calls)),) if turn.offered is not None else ()
+    )
     if caller_calls and not own_calls:
-        return HandToCaller(caller_calls)
+        return HandToCaller(caller_calls, effects=counted)
     if caller_calls:  # mixed: run ours now; the model asks for the caller's again later
-        turn.emit(Notice(message=f"caller tool calls deferred: {[c.name for c in caller_calls]}"))
+        counted += (Tell(f"caller tool calls deferred: {[c.name for c in caller_calls]}"),)
     # The text protocol keeps what the model wrote (up to the invented rest); native keeps it clean.
     text = parsed.kept_text if turn.setup.text_mode else ""
-    checked = turn.rules.check_calls(turn.view(), own_calls)
+    checked = turn.rules.calls_held(turn.view(), own_calls, sent=sent)
     if checked is not None:
-        message, positions = checked
-        return Recheck(own_calls, message, text, positions)
-    repeated = turn.history.decide(own_calls, text, by_loop=by_loop)
+        return Recheck(own_calls, checked.message, text, checked.positions, effects=(*counted, checked.fired))
+    repeated, asked = turn.history.judge(own_calls, text, by_loop=by_loop)
+    counted += (asked,)
     if repeated is not None:
-        return repeated
-    return held(turn, own_calls) or RunCalls(own_calls, text)
+        return after(counted, repeated)
+    return after(counted, held(turn, own_calls) or RunCalls(own_calls, text))
 
 
 def _interpret(turn: TurnState, reply: AgentMessage) -> ParsedReply:

@@ -19,7 +19,7 @@ from typing import Any
 from ovos_plugin_manager.templates.agents import ToolCall
 
 from ovos_agentic_loop._tools.observations import ToolOutcome
-from ovos_agentic_loop._turn.decisions import ForceAnswer, Remind
+from ovos_agentic_loop._turn.decisions import Asked, ForceAnswer, Remind
 
 __all__ = ["CallHistory", "signature"]
 
@@ -54,32 +54,39 @@ class CallHistory:
     reminded: bool = False  # a repeat of a succeeded call was already answered with a reminder
     latest: frozenset[str] = frozenset()  # the signatures of the latest reply's calls
 
-    def decide(
+    def judge(
         self, calls: list[ToolCall], text: str, *, by_loop: bool = False
-    ) -> Remind | ForceAnswer | None:
-        """What to do with the persona's ``calls`` of a reply: remind, end the turn, or run (None).
+    ) -> tuple[Remind | ForceAnswer | None, Asked]:
+        """What to do with the persona's ``calls`` of a reply: remind, end the turn, or run (None),
+        and the counts after them (recorded by :meth:`note` when the decision is carried out).
         ``by_loop``: the loop makes these calls itself (a reaction's call); the model asking for
         them next is its first asking (it agreed with the read the loop made for it)."""
         if not calls:
-            return None
+            return None, Asked(self.latest, self.reminded)
         asked = frozenset(signature(c) for c in calls)
         just_given = asked <= self.latest
-        self.latest = frozenset() if by_loop else asked
+        latest = frozenset() if by_loop else asked
         if all(key in self.succeeded for key in asked):
             if just_given:
-                return ForceAnswer("repetition", notice="the model asked again for the results it just got")
+                repeated = "the model asked again for the results it just got"
+                return ForceAnswer("repetition", notice=repeated), Asked(latest, self.reminded)
             if self.reminded:
-                return ForceAnswer("repetition", notice="the model asked again for results it has")
-            self.reminded = True
-            return Remind(calls, text)
-        for call in calls:
-            self.counts[signature(call)] += 1
-        worst = max((self.counts[signature(c)] for c in calls), default=0)
+                repeated = "the model asked again for results it has"
+                return ForceAnswer("repetition", notice=repeated), Asked(latest, True)
+            return Remind(calls, text), Asked(latest, True)
+        counted = tuple(signature(c) for c in calls)
+        times = Counter(counted)
+        worst = max((self.counts[key] + times[key] for key in counted), default=0)
+        step = Asked(latest, self.reminded, counted)
         if worst > self.allowed:
-            return ForceAnswer(
-                "repetition", notice=f"the same call was requested {worst} times; ending the turn"
-            )
-        return None
+            notice = f"the same call was requested {worst} times; ending the turn"
+            return ForceAnswer("repetition", notice=notice), step
+        return None, step
+
+    def note(self, asked: Asked) -> None:
+        """Record the counts a decision on a reply's calls came with (:meth:`judge`)."""
+        self.latest, self.reminded = asked.latest, asked.reminded
+        self.counts.update(asked.counted)
 
     def result_of(self, call: ToolCall) -> ToolOutcome | None:
         """The earlier successful outcome of a call identical to ``call``."""

@@ -1,7 +1,7 @@
 """A turn's state: what the engine gives it (``TurnSetup``) and what it learns as it goes (``TurnState``).
 
 Everything a turn remembers lives here, created for each ``continue_chat`` call, so one engine
-serves any number of sessions at once. The jobs of a turn (``model_call``, ``reading``,
+serves any number of sessions at once. The jobs of a turn (``model_call``, ``speaker``, ``reading``,
 ``tool_steps``, ``confirming``, ``forced``, ``closing``) are functions over this state, and
 ``turn.Turn`` adds the dispatcher and the seam the other loops use.
 """
@@ -25,7 +25,6 @@ from ovos_agentic_loop._runtime.session_key import session_key
 from ovos_agentic_loop._text.language import answer_language_line
 from ovos_agentic_loop._text.progress import ProgressHook
 from ovos_agentic_loop._text.protocol import NATIVE_GUIDANCE, text_tool_prompt
-from ovos_agentic_loop._text.stream_gate import FinalAnswerGate, Speech
 from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop._tools.programs import ProgramLookup
 from ovos_agentic_loop._tools.selection import Shortlist, shortlist
@@ -34,6 +33,7 @@ from ovos_agentic_loop._turn.brain_call import BrainHandle
 from ovos_agentic_loop._turn.limits import Limits
 from ovos_agentic_loop._turn.progress import ProgressVoice
 from ovos_agentic_loop._turn.repeats import CallHistory
+from ovos_agentic_loop._turn.speaker import Speaker
 from ovos_agentic_loop._turn.timings import TurnTimings
 from ovos_agentic_loop._turn.transcript import fold_system, persona_instructions
 from ovos_agentic_loop.config import LoopConfig
@@ -101,9 +101,8 @@ class TurnState:
     # Each TOOL message's outcome, by its index in the transcript (ids are the model's: not unique)
     outcomes: dict[int, ToolOutcome] = field(default_factory=dict)
     ending: str | None = None  # the reason of the final event, once the turn has ended
-    #: What the stream has said so far, and the gate of the latest spoken model call.
-    speech: Speech = field(default_factory=Speech)
-    gate: FinalAnswerGate | None = None
+    #: What the turn says: the gate of its latest spoken model call and what was said so far.
+    speaker: Speaker = field(default_factory=Speaker)
     #: The tools this turn offers when the persona has too many to offer all (``_tools.selection``).
     offered: Shortlist | None = None
     #: The ids of the calls of earlier turns the conversation's memory put into ``incoming``

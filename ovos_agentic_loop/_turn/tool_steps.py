@@ -16,7 +16,7 @@ from ovos_agentic_loop._turn.progress import while_tools_run
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.events import Notice, Progress, ToolCallStep, ToolResult
 
-__all__ = ["correct", "offer_called", "recheck", "remind", "run_tools"]
+__all__ = ["correct", "recheck", "remind", "run_tools"]
 
 
 def correct(turn: TurnState, message: str, notice: str, kept: str | None) -> None:
@@ -122,11 +122,3 @@ def _execute(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
     )
     rest = iter(ran)
     return [found[id(c)] if id(c) in found else next(rest) for c in calls]
-
-
-def offer_called(turn: TurnState, calls: list[ToolCall]) -> None:
-    """The second pass of a shortlist: a tool the model called by name that exists but was not
-    offered runs, and is offered from now on (its schema is then in the request)."""
-    added = turn.offered.offer(c.name for c in calls) if turn.offered is not None else []
-    if added:
-        turn.emit(Notice(message=f"called outside the shortlist, now offered: {added}"))

@@ -4,10 +4,12 @@ All per-turn state lives in a :class:`Turn` (its fields: ``state.TurnState``), c
 ``continue_chat`` call, so one engine serves any number of sessions at once. ``Turn.run`` is a
 small dispatcher: each reply becomes one decision of a closed set (``decisions``, read by
 ``reading``; the answers judged by the table of reactions, ``_rules``), and each decision is
-carried out by one job of its own module: ``tool_steps``, ``confirming``, ``forced`` and
-``closing``, over THE model call (``model_call``). Every ending the user may hear comes from one
-table (``endings``). Each tool call's typed outcome (``_tools.observations.ToolOutcome``) is kept
-beside its TOOL message for the rest of the turn; nothing reads an observation's text back.
+carried out by one job of its own module: ``tool_steps``, ``confirming``, ``deciding``, ``forced``
+and ``closing``, over THE model call (``model_call``); deciding changes nothing, and what a decision
+counted is recorded as it is carried out (``tally``). The turn speaks through its ``speaker``.
+Every ending the user may hear comes from one table (``endings``). Each tool call's typed outcome
+(``_tools.observations.ToolOutcome``) is kept beside its TOOL message for the rest of the turn;
+nothing reads an observation's text back.
 
 ``Turn.run`` is a generator: it yields the final answer's text deltas as they are
 generated (when streaming) and returns the final ``AgentMessage``. The other
@@ -26,11 +28,12 @@ from ovos_agentic_loop._confirmation import Verdict
 from ovos_agentic_loop._confirmation.pending import without_marks
 from ovos_agentic_loop._runtime.cancellation import TurnInterrupted
 from ovos_agentic_loop._tools.observations import Status, ToolOutcome
-from ovos_agentic_loop._turn import closing, confirming, deciding, model_call, tool_steps
+from ovos_agentic_loop._turn import closing, confirming, deciding, model_call, tally, tool_steps
 from ovos_agentic_loop._turn.brain_call import BrainCallTimeout
 from ovos_agentic_loop._turn.decisions import (
     AskFirst,
     CarryOut,
+    Constrain,
     Correct,
     Decision,
     Finish,
@@ -43,11 +46,11 @@ from ovos_agentic_loop._turn.decisions import (
 )
 from ovos_agentic_loop._turn.endings import CUT_BY_BRAIN, CUT_BY_TIME, out_of_time
 from ovos_agentic_loop._turn.forced import forced_answer
-from ovos_agentic_loop._turn.model_call import Gate
-from ovos_agentic_loop._turn.reading import UNREADABLE_CALL, decide, respond
+from ovos_agentic_loop._turn.reading import UNREADABLE_CALL, decide
+from ovos_agentic_loop._turn.speaker import Gate, Say
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.errors import BrainError, BrainReplyInvalid
-from ovos_agentic_loop.events import Notice, StepEvent, TurnStart
+from ovos_agentic_loop.events import ConfirmStep, Notice, StepEvent, TurnStart
 
 __all__ = ["Turn"]
 
@@ -60,12 +63,10 @@ class Turn(TurnState):
         shortlisted = {"offered": [t.name for t in self.offered.tools()]} if self.offered else {}
         self.emit(TurnStart(mode=self.mode, tools=self.setup.toolset.names, data=shortlisted))
         try:
-            if self.first_calls:  # the model answers with their results in front of it
-                made = [c.arguments for c in self.first_calls]
-                self.emit(Notice(message=f"made again for a correction: {made}"))
-                tool_steps.run_tools(self, list(self.first_calls), "")
+            self._make_first_calls()
+            decision = yield from self._next(stream)
             while True:
-                decision = yield from self._next(stream)
+                tally.record(self, decision)  # what deciding counted, recorded as it is carried out
                 match decision:
                     case Finish(answer, reason):
                         return closing.finish(self, answer, reason)
@@ -87,10 +88,22 @@ class Turn(TurnState):
                         return confirming.ask_first(self, proposal)
                     case CarryOut(call):
                         tool_steps.run_tools(self, [call], "")
+                    case Constrain():  # no decision in the reply: ask for one, constrained
+                        decision = yield from deciding.constrained(self, decision)
+                        continue
                     case _:
                         assert_never(decision)
+                decision = yield from self._next(stream)
         except (TurnInterrupted, BrainCallTimeout, BrainError) as exc:
             return self._cut_off(exc)
+
+    def _make_first_calls(self) -> None:
+        """The calls a correction made again (``first_calls``): the model answers with their results
+        in front of it."""
+        if self.first_calls:
+            made = [c.arguments for c in self.first_calls]
+            self.emit(Notice(message=f"made again for a correction: {made}"))
+            tool_steps.run_tools(self, list(self.first_calls), "")
 
     def _cut_off(self, exc: TurnInterrupted | BrainCallTimeout | BrainError) -> AgentMessage:
         """How a turn ends that could not finish: the user interrupted it (nothing more is said,
@@ -121,14 +134,7 @@ class Turn(TurnState):
             return self.limits.correction(
                 UNREADABLE_CALL, f"the server could not read the model's reply: {exc}"
             )
-        decision = decide(self, reply)
-        if not isinstance(decision, deciding.Constrain):
-            return decision
-        constrained = yield from deciding.ask_constrained(self, decision)
-        decided = decide(self, constrained) if constrained is not None else None
-        if decided is None or isinstance(decided, deciding.Constrain):  # no decision even so
-            return respond(self, decision.fallback, decision.kept)
-        return decided
+        return decide(self, reply)
 
     # -- the seam for the engine and the other reasoning loops (ovos_agentic_loop.loops) ----------
     def warm_up(self) -> None:
@@ -137,7 +143,7 @@ class Turn(TurnState):
 
     def unspoken(self, final: AgentMessage) -> str:
         """What a stream still has to say once the turn is over: the rest of its final answer."""
-        return model_call.unspoken(self, final)
+        return self.speaker.rest(final.content or "")
 
     def ask(
         self, messages: list[AgentMessage], *, stream: bool, gate: Gate | None = None
@@ -146,7 +152,13 @@ class Turn(TurnState):
         streaming, what ``gate`` lets through (then the turn's own gate) is yielded."""
         return (
             yield from model_call.call(
-                self, messages, stream=stream, tools=None, gate=gate, counted=True, stop=False
+                self,
+                messages,
+                stream=stream,
+                tools=None,
+                say=Say(gate) if gate is not None else None,
+                counted=True,
+                stop=False,
             )
         )
 
@@ -186,18 +198,26 @@ class Turn(TurnState):
 
     def carry_out(self, call: ToolCall) -> ToolOutcome:
         """Run ``call`` (a pending call a GUI said yes to on the bus) with this turn's tool steps."""
+        confirmed = ConfirmStep(
+            tool=call.name,
+            arguments=call.arguments,
+            id=call.id[len("call_") :],
+            decision="yes",
+            data={"source": "bus"},
+        )
+        self.emit(confirmed)
         tool_steps.run_tools(self, [call], "")
         return self.outcomes[len(self.transcript) - 1]
 
     def answers_question(self) -> bool:
         """True when the user's message says yes or no to the question of the message before it
-        (the loop then lets :meth:`run` carry it out); a reply that is neither drops the question."""
-        if self.opening is None:
-            return False
-        if self.opening.verdict is Verdict.OTHER:
+        (the loop then lets :meth:`run` carry it out). A query: see :meth:`drop_question`."""
+        return self.opening is not None and self.opening.verdict is not Verdict.OTHER
+
+    def drop_question(self) -> None:
+        """A reply that is neither yes nor no to the pending question drops it (never run later)."""
+        if self.opening is not None and self.opening.verdict is Verdict.OTHER:
             confirming.answer_to_question(self)
-            return False
-        return True
 
     def asked(self, message: AgentMessage) -> AgentMessage:
         """End the turn with a sub-run's question (``message`` holds its mark)."""

@@ -30,10 +30,10 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop._turn.brain_call import BrainCallTimeout
 from ovos_agentic_loop._turn.endings import NO_ANSWER, answer_of, out_of_steps, out_of_time
+from ovos_agentic_loop._turn.speaker import Gate, Pass
 from ovos_agentic_loop._turn.transcript import conversation
 from ovos_agentic_loop._turn.turn import Turn
 from ovos_agentic_loop.events import Final, Plan, StepEvent, StrategyStep, TurnStart
-from ovos_agentic_loop.loops._gates import Gate
 
 __all__ = ["AskedFirst", "BudgetSpent", "LoopContext", "Strategy", "SubResult", "drive"]
 
@@ -90,6 +90,7 @@ def drive(strategy: Strategy, turn: Turn, *, stream: bool) -> Generator[str, Non
     the turn."""
     if turn.answers_question():
         return (yield from turn.run(stream=stream))
+    turn.drop_question()  # neither yes nor no: an ordinary message for the strategy
     ctx = LoopContext(turn, stream=stream, loop=strategy.name)
     setup = turn.setup
     turn.emit(
@@ -220,7 +221,7 @@ class LoopContext:
         that is protocol, not an answer, gives ``fallback`` (or a plain apology).
         """
         messages = self._messages(instruction, prompt, history=True)
-        reply = yield from self._call(messages, gate=_Pass(), stream=self.stream, budgeted=False)
+        reply = yield from self._call(messages, gate=Pass(), stream=self.stream, budgeted=False)  # all answer
         text = answer_of(reply, self.tool_names)
         if text:
             return self.turn.finish(text, reason)  # already spoken while it was written
@@ -248,13 +249,6 @@ class LoopContext:
             raise BudgetSpent()
         reply = yield from self.turn.ask(messages, stream=stream, gate=gate)
         return reply.content or ""
-
-
-class _Pass:
-    """The gate of a reply that is all answer (a synthesis): the turn's gate alone decides."""
-
-    def feed(self, delta: str) -> str:
-        return delta
 
 
 def _short(text: str, limit: int = 400) -> str:

@@ -1,6 +1,6 @@
 """What of a streamed reply a loop lets through: only the part after its final-answer marker.
 
-The ReAct loop's :class:`~ovos_agentic_loop._text.stream_gate.FinalAnswerGate` passes prose
+The ReAct loop's stream gate (spoken through the turn's ``Speaker``) passes prose
 as it arrives. A chain of thought or a self-ask decision starts with prose that must
 never be spoken (the reasoning, a sub-question), so these loops use a stricter gate:
 nothing passes until the marker, then everything after it.
@@ -9,13 +9,8 @@ nothing passes until the marker, then everything after it.
 from __future__ import annotations
 
 import re
-from typing import Protocol
 
-__all__ = ["Gate", "MarkerGate", "after_marker"]
-
-
-class Gate(Protocol):
-    def feed(self, delta: str) -> str: ...
+__all__ = ["MarkerGate", "after_marker"]
 
 
 class MarkerGate:

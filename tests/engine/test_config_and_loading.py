@@ -85,7 +85,7 @@ def test_default_brain_is_the_projects_own_and_loaded_lazily() -> None:
     engine = load_chat_plugin("ovos-react-loop")(
         config={"ovos-openai-brain": {"api_url": "http://127.0.0.1:9/v1"}}
     )
-    assert engine._brain is None  # constructing a persona does not build a client
+    assert engine._brains.current is None  # constructing a persona does not build a client
     brain = engine.brain
     assert type(brain).__name__ == "OpenAIBrain"
     assert brain.config["api_url"] == "http://127.0.0.1:9/v1"

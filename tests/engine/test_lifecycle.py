@@ -173,7 +173,7 @@ def test_each_toolbox_is_given_its_own_children_with_one_scan_between_two(
     )
     assert len(scans) == 4  # three toolboxes: one look before the first, one after each
     first, second = SpawningTools.children
-    assert [b.children for b in engine._built] == [
+    assert [b.children for b in engine._toolboxes.built] == [
         frozenset({first.pid}),
         frozenset(),
         frozenset({second.pid}),

@@ -1,0 +1,91 @@
+"""Driving one turn for the engine: a spoken stop able to interrupt it while it runs, the deltas a
+stream says, and what was delivered handed to the conversation's memory.
+
+The engine builds the turn (``_new_turn``) and owns the memory; these functions run the turn's
+generator to its end the way each contract needs it (``continue_chat``: the final message;
+``stream_tokens`` / ``stream_sentences``: the text as it is said).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterator
+
+from ovos_plugin_manager.templates.agents import AgentMessage
+
+from ovos_agentic_loop._confirmation import Confirmation
+from ovos_agentic_loop._confirmation.sessions import running_turns
+from ovos_agentic_loop._memory import Recall, redo_call
+from ovos_agentic_loop._turn.state import TurnSetup
+from ovos_agentic_loop._turn.turn import Turn
+
+__all__ = ["delivered", "deltas", "run_to_end", "turn_of"]
+
+
+def turn_of(
+    setup: TurnSetup,
+    messages: list[AgentMessage],
+    recall: Recall | None,
+    confirmation: Confirmation,
+    session_id: str,
+    lang: str | None,
+    units: str | None,
+) -> Turn:
+    """The turn for ``messages``; with ``recall``, its conversation's earlier calls put back before
+    their answers, and a corrected calculation made again first (``_memory``)."""
+    if recall is None:
+        return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
+    redo = redo_call(recall, setup.toolset, confirmation, lang)
+    return Turn(
+        setup,
+        recall.messages,
+        session_id=session_id,
+        lang=lang,
+        units=units,
+        earlier_calls=recall.call_ids,
+        first_calls=(redo,) if redo is not None else (),
+    )
+
+
+def run_to_end(turn: Turn, run: Generator[str, None, AgentMessage]) -> AgentMessage:
+    """``run`` (the turn's loop, not streamed) to its final message; a spoken stop interrupts it."""
+    with running_turns.running(turn.session_id, turn.interrupt):
+        while True:
+            try:
+                next(run)
+            except StopIteration as done:
+                final: AgentMessage = done.value
+                return final
+
+
+def deltas(turn: Turn, run: Generator[str, None, AgentMessage]) -> Iterator[str]:
+    """The text ``run`` (the turn's loop, streamed) says, then what its gate held back; a spoken
+    stop interrupts it, and then nothing more is said."""
+    with running_turns.running(turn.session_id, turn.interrupt):
+        while True:
+            try:
+                delta = next(run)
+            except StopIteration as done:
+                final: AgentMessage = done.value
+                break
+            turn.progress_voice.heard()  # said: a progress line waits for a new silence
+            yield delta
+    # The part of the answer the gate held back (or all of it, from a call that could not stream).
+    rest = turn.unspoken(final) if turn.ending != "stopped" else ""
+    if rest:
+        yield rest
+
+
+def delivered(pieces: Iterator[str], turn: Turn, remember: Callable[[str], None]) -> Iterator[str]:
+    """``pieces`` as they go out; ``remember(said)`` gets what was delivered: all of it, or what went
+    out before the consumer stopped reading (the user said stop, a client went away), which is
+    what the user heard. A turn that handed its calls to the caller has no answer to remember."""
+    said: list[str] = []
+    over = False
+    try:
+        for piece in pieces:
+            said.append(piece)
+            yield piece
+        over = True
+    finally:
+        if (over or said) and turn.ending != "caller_tools":
+            remember("".join(said))

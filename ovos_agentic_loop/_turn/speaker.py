@@ -1,0 +1,126 @@
+"""What a turn says, in one object the turn owns: the stream gate of its latest spoken model call,
+the decision to hold a reply back or let it out, and what has been said.
+
+The other jobs of a turn speak through its verbs: a model call starts a reply (:meth:`Speaker.reply`)
+and hears its deltas, then ends it; a job that replaces a held reply drops it
+(:meth:`Speaker.drop_held`); the endings read what was spoken (:meth:`Speaker.spoken`) and the engine
+the rest to say once the turn is over (:meth:`Speaker.rest`). No other module reads or writes the
+gate (``tests/test_speaker_owns_gate.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ovos_agentic_loop._text.stream_gate import MAX_STREAMED_CHARS, FinalAnswerGate, Speech
+
+__all__ = ["Gate", "Pass", "Say", "Speaker", "Utterance"]
+
+
+class Gate(Protocol):
+    """What of a reply's streamed text a caller of a model call lets through, before the turn's gate."""
+
+    def feed(self, delta: str) -> str: ...
+
+
+class Pass:
+    """The gate of a reply whose every part may be an answer: the turn's own gate alone decides."""
+
+    def feed(self, delta: str) -> str:
+        return delta
+
+
+@dataclass(frozen=True)
+class Say:
+    """How one model call's reply is spoken. ``gate`` decides what of the streamed text may be
+    said, before the turn's own gate (protocol is never spoken). ``hold``: the reply is the turn's
+    to speak, but only once the turn is over (:meth:`Speaker.rest`), or once ``release`` says so of
+    the reply written so far (its deltas then go through the gates as if never held)."""
+
+    gate: Gate
+    hold: bool = False
+    release: Callable[[str], bool] | None = None
+
+
+class Utterance:
+    """One model call's reply as it is spoken: feed it the deltas, then end it."""
+
+    def __init__(self, voice: FinalAnswerGate, say: Say | None) -> None:
+        self._voice = voice
+        self._say = say
+        self._hold = say is not None and say.hold
+        self._written = ""  # the reply so far, while it is held and may be released
+
+    @property
+    def spoken_chars(self) -> int:
+        """How many characters of this reply went out, separators included."""
+        return self._voice.passed_chars
+
+    def hear(self, delta: str) -> str:
+        """What of ``delta`` may be said now ("" while the reply is held)."""
+        say = self._say
+        if say is None:
+            return ""
+        if not self._hold:
+            return self._voice.feed(say.gate.feed(delta))
+        if say.release is None or len(self._written) >= MAX_STREAMED_CHARS:
+            return ""
+        self._written += delta
+        if not say.release(self._written):
+            return ""
+        self._hold = False  # the rules that held it can no longer apply: say it so far
+        return self._voice.feed(say.gate.feed(self._written))
+
+    def end(self, makes_calls: Callable[[], bool]) -> list[str]:
+        """The reply is over: what is said now. A held reply that calls tools (``makes_calls``) has
+        its talk said, as if never held; one that does not is kept for :meth:`Speaker.rest` (said
+        if it stands as the answer, dropped if it is sent back)."""
+        say, said = self._say, list[str]()
+        if say is None:
+            return said
+        if self._hold and self._written:
+            if makes_calls():
+                self._hold = False
+                said.append(self._voice.feed(say.gate.feed(self._written)))
+            else:
+                self._voice.held = self._written
+        if not self._hold:  # say what only waited for more text
+            said.append(self._voice.close())
+        return [s for s in said if s]
+
+
+class Speaker:
+    """What one turn says across its model calls (per-turn state: it lives in the turn)."""
+
+    def __init__(self) -> None:
+        self._speech = Speech()
+        self._gate: FinalAnswerGate | None = None  # the gate of the latest spoken model call
+
+    def reply(self, say: Say | None) -> Utterance:
+        """A model call's reply begins; ``say`` None: it says nothing and the latest spoken reply
+        stays the one the endings read."""
+        voice = FinalAnswerGate(self._speech)
+        if say is not None:
+            self._gate = voice
+        return Utterance(voice, say)
+
+    def drop_held(self) -> None:
+        """The held reply is dropped unheard: something else is said instead."""
+        if self._gate is not None:
+            self._gate.held = ""
+
+    def spoken(self) -> str:
+        """The answer as far as it was spoken: the text let through of the latest reply's answer part."""
+        return self._gate.part if self._gate is not None else ""
+
+    def reply_begun(self) -> bool:
+        """Whether any of the latest spoken reply went out (talk before a call included)."""
+        return self._gate is not None and self._gate.passed_chars > 0
+
+    def rest(self, answer: str) -> str:
+        """What is still to say once the turn is over and ``answer`` is its final answer: a held
+        reply, then the rest of ``answer``."""
+        gate = self._gate if self._gate is not None else FinalAnswerGate(self._speech)
+        return gate.finish(answer)
