@@ -124,7 +124,7 @@ def test_the_bundled_toolboxes_name_the_place_and_the_file(tmp_path: Path) -> No
     (tmp_path / "shopping.txt").write_text("milk\n")
     files = FileSystemToolBox(config={"root_path": str(tmp_path)})
     engine = engine_with(ScriptedBrain(["x"]), [clock, files])
-    toolset = engine._tools.current()
+    toolset = engine._toolboxes.tools.current()
 
     def said(name: str, lang: str | None = None, **arguments: Any) -> str:
         spec = toolset.get(name)
