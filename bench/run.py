@@ -8,6 +8,7 @@
     python3 bench/run.py --figures 9     # a BFCL sample: the bare model vs the loops (real model)
     python3 bench/run.py --figures 10    # many tools: 15/40/80 tools, tool selection off/on (real model)
     python3 bench/run.py --figures 11    # one vs two replicas behind LiteLLM (bench/scale_runner.py)
+    python3 bench/run.py --conversations --memory off|process   # multi-turn conversations (real model)
     python3 bench/run.py --all           # everything
 
 Each framework runs in its own venv (``bench/.venvs/<name>``, built on first use)
