@@ -8,6 +8,7 @@
     python3 bench/run.py --figures 9     # a BFCL sample: the bare model vs the loops (real model)
     python3 bench/run.py --figures 10    # many tools: 15/40/80 tools, tool selection off/on (real model)
     python3 bench/run.py --figures 11    # one vs two replicas behind LiteLLM (bench/scale_runner.py)
+    python3 bench/run.py --conversations --memory off|process   # multi-turn conversations (real model)
     python3 bench/run.py --all           # everything
 
 Each framework runs in its own venv (``bench/.venvs/<name>``, built on first use)
@@ -813,6 +814,25 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 - one flat branch 
         action="store_true",
         help="figure 12: run each rule off on every question (default: only where it fired with all on)",
     )
+    p.add_argument(
+        "--conversations",
+        action="store_true",
+        help="alone: the multi-turn conversation set (bench/tasks/conversations.json, "
+        "conversation_runner.py, in the project's .venv), with --llama-url, --template, --half, --memory, "
+        "--tasks, --results-dir",
+    )
+    p.add_argument(
+        "--half",
+        choices=["tune", "held-out", "held_out", "all"],
+        default="held-out",
+        help="--conversations: which half of the set (default held-out)",
+    )
+    p.add_argument(
+        "--memory",
+        choices=["process", "off"],
+        default="process",
+        help="--conversations: the loop's memory of its own turns, on in this process (default) or off",
+    )
     p.add_argument("--quick", action="store_true", help="few repeats: a smoke run of the bench itself")
     p.add_argument(
         "--chart",
@@ -828,6 +848,18 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 - one flat branch 
         python = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
         script = Path(__file__).resolve().parent / "scale_runner.py"
         return subprocess.call([str(python), str(script), *rest])
+    if args.conversations:
+        # In the project's venv, like figure 11: the runner builds the loop in-process, one engine per
+        # conversation, so that its memory lives where the turns run.
+        python = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
+        if not python.exists():
+            p.error(f"--conversations runs in the project's venv, and {python} is not there")
+        cmd = [str(python), str(Path(__file__).resolve().parent / "conversation_runner.py")]
+        cmd += ["--template", args.template, "--half", args.half, "--memory", args.memory]
+        cmd += ["--results-dir", args.results_dir, *rest]
+        cmd += ["--llama-url", args.llama_url] if args.llama_url else []
+        cmd += ["--tasks", args.tasks] if args.tasks else []
+        return subprocess.call(cmd)
     if rest:
         p.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.ablation:

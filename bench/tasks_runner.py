@@ -129,9 +129,19 @@ def check(task: dict[str, Any], answer: str, sandbox: str, moments: list[dt.date
     raise ValueError(f"unknown check type {kind!r} in task {task['id']}")
 
 
+#: Files of the conversation set (``conversation_runner``): left out of the typed suite's sandbox, so
+#: its tasks see the folder they always saw.
+CONVERSATION_FIXTURES = "conversations"
+
+
 def make_sandbox() -> str:
     root = tempfile.mkdtemp(prefix="bench-task-")
-    shutil.copytree(TASKS_DIR / "fixtures", root, dirs_exist_ok=True)
+    fixtures = TASKS_DIR / "fixtures"
+
+    def leave_out(folder: str, names: list[str]) -> list[str]:
+        return [CONVERSATION_FIXTURES] if Path(folder) == fixtures else []
+
+    shutil.copytree(fixtures, root, dirs_exist_ok=True, ignore=leave_out)
     return root
 
 

@@ -2,7 +2,9 @@
 
 Fast, stdlib only, no model: ``python -m pytest bench/test_bench_smoke.py``. No venv either, but for
 one end-to-end run of figure 8 on the scripted server, which uses the ``ours`` venv (skipped when it is
-not built) and the ``upstream`` one too when it is built.
+not built) and the ``upstream`` one too when it is built, and for the conversation set's runs, which
+build the loop in-process (skipped where it is not importable) or through ``run.py`` in the project's
+``.venv`` (skipped where there is none).
 Not collected by the project's default test run (``testpaths = ["tests"]``).
 """
 
@@ -28,6 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import chart
 import venvs
 from bfcl_runner import CATEGORIES as BFCL_CATEGORIES
+from conversation_runner import judge, load_conversations, run_conversation
+from conversation_runner import problems as conversation_problems
 from loops_runner import LOOPS, LoopSystem, parse_loops, verdict
 from peers.bfcl_peer import openai_tools, tool_name
 from scripted_server import CountingProxy, Script, ScriptedServer
@@ -844,3 +848,130 @@ def test_the_ablation_runs_each_configuration_and_writes_one_table(
         singles
     )
     assert len(asked) == 12 + 4
+
+
+# --- the conversation set ---------------------------------------------------------------------
+
+
+def test_conversation_set_is_well_formed() -> None:
+    """Every conversation 2-3 turns with a check each, the halves balanced per category, pt/es/de present."""
+    conversations = load_conversations()
+    assert len(conversations) >= 24
+    assert conversation_problems(conversations) == []
+    for conversation in conversations:
+        assert 2 <= len(conversation["turns"]) <= 3, conversation["id"]
+        assert all(turn["check"]["type"] in CHECK_TYPES for turn in conversation["turns"])
+    halves = [c["half"] for c in conversations]
+    assert halves.count("tune") == halves.count("held-out")
+    for lang in ("pt", "es", "de"):
+        in_lang = [c for c in conversations if c.get("lang", "en").startswith(lang)]
+        assert len(in_lang) >= 2 and {c["half"] for c in in_lang} == {"tune", "held-out"}, lang
+    # one rule for every set: picking a half gives the conversations the rule put there
+    assert {c["id"] for c in load_conversations(half="tune")} == {
+        c["id"] for c in conversations if c["half"] == "tune"
+    }
+    # what the checker catches: a set that breaks the rules
+    broken = [
+        {"id": "a", "category": "x", "half": "tune", "turns": [{"say": "hi", "check": {"type": "any"}}]},
+        {"id": "a", "category": "x", "half": "tune", "turns": [{"say": "", "check": {"type": "nope"}}] * 2},
+    ]
+    found = conversation_problems(broken)
+    assert "a: id used twice" in found and "a: 1 turns (2 or 3)" in found
+    assert "a turn 1: nothing said" in found and "x: 2 tune, 0 held-out" in found
+    assert "pt: 0 conversations (at least 2)" in found
+
+
+def test_conversation_turns_are_judged_by_the_spoken_checks() -> None:
+    by_id = {c["id"]: c for c in load_conversations()}
+    per_day = by_id["ar-per-day"]
+    later = per_day["turns"][1]  # two answers are right: the year over 365 days, or the week over 7
+    assert judge(per_day, later, "About 29.92 euros a day.", digits=_plain_digits)[0]
+    assert judge(per_day, later, "That is 30 euros a day.", digits=_plain_digits)[0]
+    assert judge(per_day, later, "That is 210 euros.", digits=_plain_digits) == (False, "wrong value")
+    pounds = by_id["co-pounds"]
+    assert judge(pounds, pounds["turns"][1], "16 kg is 35.27 pounds.", digits=_plain_digits)[0]
+    assert judge(pounds, pounds["turns"][1], "35.27 lb (7.26 kg)", digits=_plain_digits) == (
+        False,
+        "rejected value",
+    )
+    spanish = by_id["es-percent-more"]
+    assert judge(spanish, spanish["turns"][1], "El treinta por ciento es 105.", digits=_plain_digits)[0]
+    assert judge(spanish, spanish["turns"][1], "Thirty percent of it is 105.", digits=_plain_digits) == (
+        False,
+        "not in es-ES",
+    )
+    shopping = by_id["fs-shopping-changes"]  # the list changed before the third turn: 7 is stale
+    assert shopping["turns"][2]["files"]
+    assert judge(shopping, shopping["turns"][2], "Now there are 7 things.", digits=_plain_digits)[0] is False
+
+
+def _conversation_of_set(cid: str) -> dict[str, Any]:
+    return next(c for c in load_conversations() if c["id"] == cid)
+
+
+@pytest.mark.parametrize("memory", ["process", "off"])
+def test_a_conversation_runs_with_the_loops_memory_on_and_off(memory: str) -> None:
+    """One engine, the session and the history of a conversation: with memory the follow-up's request
+    holds the first turn's tool result, without it only the text of the answer."""
+    pytest.importorskip("ovos_agentic_loop")
+    server = ScriptedServer().start()
+    server.default = Script(
+        steps=1,
+        tool="read_file",
+        arguments={"path": "notes.txt"},
+        final="The budget is 4200 euros.",
+        record=True,
+    )
+    try:
+        result = run_conversation(
+            _conversation_of_set("fs-budget-share"), server.base_url, memory, log=lambda _: None
+        )
+    finally:
+        server.stop()
+    assert [t["ok"] for t in result["turns"]] == [True, False, False] and not result["ok"]
+    assert result["turns"][0]["model_calls"] == 2 and result["turns"][1]["model_calls"] == 1
+    assert all(
+        t["first_sentence"] is not None and t["seconds"] >= t["first_sentence"] for t in result["turns"]
+    )
+    (script,) = server.scripts.values()
+    follow_up = next(
+        b for b in script.bodies if b["messages"][-1]["content"] == "and fifteen percent of that"
+    )
+    said = [m for m in follow_up["messages"] if m["role"] in ("user", "assistant") and m.get("content")]
+    assert [m["content"] for m in said[-3:]] == [
+        "whats the budget in notes dot txt",
+        "The budget is 4200 euros.",
+        "and fifteen percent of that",
+    ]
+    remembered = [m for m in follow_up["messages"] if m["role"] == "tool"]
+    assert bool(remembered) == (memory == "process")
+    if remembered:
+        assert "4200" in remembered[0]["content"]
+
+
+@pytest.mark.skipif(
+    not (BENCH.parent / ".venv" / "bin" / "python").exists(), reason="needs the project's .venv"
+)
+def test_run_py_conversations_writes_the_table_on_the_scripted_server(tmp_path: Path) -> None:
+    cmd = [sys.executable, str(BENCH / "run.py"), "--conversations", "--llama-url", "scripted"]
+    cmd += [
+        "--tasks",
+        "fs-budget-share",
+        "--half",
+        "held_out",
+        "--memory",
+        "off",
+        "--results-dir",
+        str(tmp_path),
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    (report,) = (tmp_path / "conversations").glob("held-out-tools-off-*.md")
+    text = report.read_text()
+    assert "| first turns right | 1/1 (100%) |" in text
+    assert "| follow-up turns right | 0/2 (0%) |" in text
+    assert "| conversations right in every turn | 0/1 (0%) |" in text
+    assert "| model calls per follow-up turn (mean) | 1.00 |" in text
+    assert "median s to the first sentence, follow-up turns" in text
+    data = json.loads(report.with_suffix(".json").read_text())
+    assert data["summary"]["follow_up_turns"] == 2 and data["context"]["memory"] == "off"
