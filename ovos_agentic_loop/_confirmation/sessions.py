@@ -146,7 +146,7 @@ class RunningTurns:
 
     @contextmanager
     def running(self, session: str, interrupt: Any) -> Iterator[None]:
-        """While the block runs, ``interrupt`` (a ``CancelScope``) is cancelled by a stop in ``session``."""
+        """While the block runs, ``interrupt.cancel()`` is called on a stop in ``session``."""
         with self._lock:
             self._turns.setdefault(session, []).append(interrupt)
         try:

@@ -46,9 +46,23 @@ def turn_of(
     )
 
 
+class _Interruptible:
+    """What a spoken stop or the wake word does to ``turn`` (``RunningTurns``): while its answer is
+    being spoken, nothing here: the host stops the speech and stops reading the stream, which closes
+    the model request (ovos-persona answers the stop as the one that stopped). Before that (tools
+    running, the model still deciding) nobody else can stop it: the turn is interrupted."""
+
+    def __init__(self, turn: Turn) -> None:
+        self._turn = turn
+
+    def cancel(self) -> None:
+        if not self._turn.speaker.spoken():
+            self._turn.interrupt.cancel()
+
+
 def run_to_end(turn: Turn, run: Generator[str, None, AgentMessage]) -> AgentMessage:
     """``run`` (the turn's loop, not streamed) to its final message; a spoken stop interrupts it."""
-    with running_turns.running(turn.session_id, turn.interrupt):
+    with running_turns.running(turn.session_id, _Interruptible(turn)):
         while True:
             try:
                 next(run)
@@ -60,7 +74,7 @@ def run_to_end(turn: Turn, run: Generator[str, None, AgentMessage]) -> AgentMess
 def deltas(turn: Turn, run: Generator[str, None, AgentMessage]) -> Iterator[str]:
     """The text ``run`` (the turn's loop, streamed) says, then what its gate held back; a spoken
     stop interrupts it, and then nothing more is said."""
-    with running_turns.running(turn.session_id, turn.interrupt):
+    with running_turns.running(turn.session_id, _Interruptible(turn)):
         while True:
             try:
                 delta = next(run)

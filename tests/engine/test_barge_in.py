@@ -167,3 +167,24 @@ def test_a_stop_in_another_session_or_before_the_turn_changes_nothing(waiting: W
     assert engine.continue_chat(user("wait"), session_id=session).content == "Released."
     assert [e.reason for e in events if isinstance(e, Final)] == ["answer"]
     assert [e.name for e in events if isinstance(e, ToolCallStep)] == ["wait_for_release"]
+
+
+def test_a_stop_while_the_answer_is_spoken_is_left_to_the_host() -> None:
+    """ovos-persona stops the speech and stops reading the stream, which closes the model request;
+    the loop does not end the turn under it (the host answers the stop as the one that stopped)."""
+    server = StallingServer(delay=0.2, sse=20)  # "Word0. Word1. ..." one sentence every 0.2 s
+    try:
+        bus = FakeBus()
+        brain = OpenAIBrain({"api_url": server.url, "timeout": 60})
+        _ = brain.client
+        engine = engine_on(bus, brain, [])
+        session = f"s-{uuid.uuid4().hex[:8]}"
+        sentences = engine.stream_sentences(user("count slowly"), session_id=session)
+        heard = [next(sentences)]
+        bus.emit(said_in(session, "ovos.stop"))  # the first sentence is being spoken
+        heard += [next(sentences), next(sentences)]  # a host that reads on gets more: not cut under it
+        sentences.close()  # the host stops reading: that closes the model request
+        assert heard == ["Word0.", "Word1.", "Word2."]
+        server.wait_closed(timeout=30)
+    finally:
+        server.close()
