@@ -167,3 +167,30 @@ def test_a_stop_in_another_session_or_before_the_turn_changes_nothing(waiting: W
     assert engine.continue_chat(user("wait"), session_id=session).content == "Released."
     assert [e.reason for e in events if isinstance(e, Final)] == ["answer"]
     assert [e.name for e in events if isinstance(e, ToolCallStep)] == ["wait_for_release"]
+
+
+class StoppedMidSentence(ScriptedBrain):
+    """Streams one sentence and the start of the next, then the user says stop (on ``bus``), then
+    the rest: what was written before the stop and not yet a sentence is never said."""
+
+    def __init__(self, bus: FakeBus, session: str) -> None:
+        super().__init__(["First one is here. Second one is not."])
+        self.bus, self.session = bus, session
+
+    def stream_message(self, *args: Any, **kwargs: Any) -> Iterator[str | AgentMessage]:
+        for item in super().stream_message(*args, **kwargs):
+            yield item
+            if item == "First one is here. Sec":  # the first chunk (``chunk_size``)
+                self.bus.emit(said_in(self.session, "ovos.stop"))
+
+
+def test_a_stop_mid_sentence_says_no_half_sentence() -> None:
+    bus = FakeBus()
+    session = f"s-{uuid.uuid4().hex[:8]}"
+    brain = StoppedMidSentence(bus, session)
+    brain.chunk_size = len("First one is here. Sec")
+    engine = engine_on(bus, brain, [])
+    ended = finals(engine)
+    sentences = list(engine.stream_sentences(user("tell me two things"), session_id=session))
+    assert sentences == ["First one is here."]
+    assert [f.reason for f in ended] == ["stopped"]
