@@ -223,7 +223,7 @@ class AgentLoopEngine(ChatEngine):
         run = self._run(turn, stream=True)  # a generator: nothing runs until it is read
         said = iter([refused.content or ""]) if refused else driving.deltas(turn, run)
         yield from driving.delivered(
-            spoken(said) if speech else said,
+            spoken(said, cut_off=lambda: turn.ending == "stopped") if speech else said,
             turn,
             lambda text: self._memory.remember(recall, turn.transcript, turn.outcomes, text),
         )

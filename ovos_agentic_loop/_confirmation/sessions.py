@@ -159,12 +159,14 @@ class RunningTurns:
                 if not turns:
                     self._turns.pop(session, None)
 
-    def interrupt(self, session: str) -> int:
-        """Interrupt every turn running in ``session``; how many there were."""
+    def interrupt(self, session: str, *, host_stops_speech: bool = False) -> int:
+        """Interrupt every turn running in ``session``; how many there were. ``host_stops_speech``:
+        the stop was aimed at the host that speaks the answer (ovos-persona), which ends a turn
+        whose answer it is speaking by itself."""
         with self._lock:
             turns = list(self._turns.get(session, []))
-        for scope in turns:
-            scope.cancel()
+        for turn in turns:
+            turn.cancel(host_stops_speech=host_stops_speech)
         return len(turns)
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "BARGE_IN_TOPICS",
     "CONNECT_WAIT_S",
     "MIC_LISTEN",
+    "PERSONA_STOP_TOPICS",
     "STOP_TOPICS",
     "BusAddress",
     "EngineBus",
@@ -74,6 +75,8 @@ STACK_DEPTH = 16
 
 #: Every way ovos-core says stop (the canonical and legacy names; the bus client bridges the two).
 STOP_TOPICS = ("ovos.stop", "stop:global", "stop:skill", "persona.openvoiceos:stop")
+#: The stops aimed at the persona pipeline: ovos-persona stops the answer it is speaking itself.
+PERSONA_STOP_TOPICS = ("stop:skill", "persona.openvoiceos:stop")
 #: The listener started recording (the wake word was heard): the user talks over the assistant.
 BARGE_IN_TOPICS = ("ovos.listener.record.started", "recognizer_loop:record_begin")
 SPEAK = "ovos.utterance.speak"
@@ -184,7 +187,8 @@ class VoiceListeners:
     def on_stop(self, message: Any) -> None:
         session = session_of(message)
         stops.record(session)
-        running_turns.interrupt(session)
+        aimed = getattr(message, "msg_type", None) in PERSONA_STOP_TOPICS
+        running_turns.interrupt(session, host_stops_speech=aimed)
         with self._lock:  # a stopped question is not answered: no microphone for it either
             self._waiting.pop(session, None)
 

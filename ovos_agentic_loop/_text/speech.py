@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ovos_agentic_loop._text.sentences import SentenceSplitter
@@ -362,12 +362,16 @@ def speakable(sentence: str) -> str:
     return "" if not any(c.isalnum() for c in text) else text
 
 
-def spoken(deltas: Iterable[str]) -> Iterator[str]:
+def spoken(deltas: Iterable[str], cut_off: Callable[[], bool] = lambda: False) -> Iterator[str]:
     """The sentences a voice says of an answer streamed in ``deltas``, each as soon as it is
-    complete (``stream_sentences``): blocks decided whole, then split, then each made speakable."""
+    complete (``stream_sentences``): blocks decided whole, then split, then each made speakable.
+    When ``deltas`` end and ``cut_off()`` holds (the user stopped the turn mid-sentence), the text
+    not yet said is dropped: half a sentence is not said after a stop."""
     blocks, splitter = SpeechBlocks(), SentenceSplitter()
     for delta in deltas:
         yield from _said(splitter.feed(blocks.feed(delta)))
+    if cut_off():
+        return
     yield from _said(splitter.feed(blocks.flush()) + splitter.flush())
 
 

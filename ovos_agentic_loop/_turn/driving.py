@@ -47,16 +47,17 @@ def turn_of(
 
 
 class _Interruptible:
-    """What a spoken stop or the wake word does to ``turn`` (``RunningTurns``): while its answer is
-    being spoken, nothing here: the host stops the speech and stops reading the stream, which closes
-    the model request (ovos-persona answers the stop as the one that stopped). Before that (tools
-    running, the model still deciding) nobody else can stop it: the turn is interrupted."""
+    """What a stop or the wake word does to ``turn`` (``RunningTurns``). A stop aimed at the persona
+    pipeline while the answer is being spoken is the host's: ovos-persona stops the speech and stops
+    reading the stream, which closes the model request, and answers the stop as the one that
+    stopped. Any other (a global stop, the wake word, any stop before the answer is spoken, while
+    tools run or the model decides, when nobody else can stop the turn) interrupts it here."""
 
     def __init__(self, turn: Turn) -> None:
         self._turn = turn
 
-    def cancel(self) -> None:
-        if not self._turn.speaker.spoken():
+    def cancel(self, *, host_stops_speech: bool = False) -> None:
+        if not (host_stops_speech and self._turn.speaker.spoken()):
             self._turn.interrupt.cancel()
 
 

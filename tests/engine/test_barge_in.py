@@ -169,9 +169,10 @@ def test_a_stop_in_another_session_or_before_the_turn_changes_nothing(waiting: W
     assert [e.name for e in events if isinstance(e, ToolCallStep)] == ["wait_for_release"]
 
 
-def test_a_stop_while_the_answer_is_spoken_is_left_to_the_host() -> None:
-    """ovos-persona stops the speech and stops reading the stream, which closes the model request;
-    the loop does not end the turn under it (the host answers the stop as the one that stopped)."""
+def test_the_personas_own_stop_while_the_answer_is_spoken_is_left_to_the_host() -> None:
+    """A stop aimed at the persona pipeline while the answer is spoken: ovos-persona stops the speech
+    and stops reading the stream, which closes the model request; the loop does not end the turn
+    under it (the host answers the stop as the one that stopped)."""
     server = StallingServer(delay=0.2, sse=20)  # "Word0. Word1. ..." one sentence every 0.2 s
     try:
         bus = FakeBus()
@@ -181,10 +182,37 @@ def test_a_stop_while_the_answer_is_spoken_is_left_to_the_host() -> None:
         session = f"s-{uuid.uuid4().hex[:8]}"
         sentences = engine.stream_sentences(user("count slowly"), session_id=session)
         heard = [next(sentences)]
-        bus.emit(said_in(session, "ovos.stop"))  # the first sentence is being spoken
+        bus.emit(said_in(session, "persona.openvoiceos:stop"))  # the first sentence is being spoken
         heard += [next(sentences), next(sentences)]  # a host that reads on gets more: not cut under it
         sentences.close()  # the host stops reading: that closes the model request
         assert heard == ["Word0.", "Word1.", "Word2."]
         server.wait_closed(timeout=30)
     finally:
         server.close()
+
+
+class StoppedMidSentence(ScriptedBrain):
+    """Streams one sentence and the start of the next, then the user says stop (on ``bus``), then
+    the rest: what was written before the stop and not yet a sentence is never said."""
+
+    def __init__(self, bus: FakeBus, session: str) -> None:
+        super().__init__(["First one is here. Second one is not."])
+        self.bus, self.session = bus, session
+
+    def stream_message(self, *args: Any, **kwargs: Any) -> Iterator[str | AgentMessage]:
+        for item in super().stream_message(*args, **kwargs):
+            yield item
+            if item == "First one is here. Sec":  # the first chunk (``chunk_size``)
+                self.bus.emit(said_in(self.session, "ovos.stop"))
+
+
+def test_a_stop_mid_sentence_says_no_half_sentence() -> None:
+    bus = FakeBus()
+    session = f"s-{uuid.uuid4().hex[:8]}"
+    brain = StoppedMidSentence(bus, session)
+    brain.chunk_size = len("First one is here. Sec")
+    engine = engine_on(bus, brain, [])
+    ended = finals(engine)
+    sentences = list(engine.stream_sentences(user("tell me two things"), session_id=session))
+    assert sentences == ["First one is here."]
+    assert [f.reason for f in ended] == ["stopped"]

@@ -1,5 +1,12 @@
-"""A real voice assistant for the tests: ovos-messagebus and the ovos-core skills service with the
-ovos-persona pipeline plugin, on 127.0.0.1, with a private home, stopped by their PID.
+"""A real voice assistant for the tests: ovos-messagebus, the ovos-core skills service with the
+ovos-persona pipeline plugin, and the ovos-audio service, on 127.0.0.1, with a private home, stopped
+by their PID.
+
+The audio service (``audio_service.py``: ovos-audio's own service, speaking every session, not only
+the device's ``default`` one) speaks with ovos-tts-plugin-espeakng (Debian's espeak-ng writes a WAV file, no
+network) and plays nothing: its play command is ``true``, which exits at once, so no sound card, ALSA
+or PulseAudio is needed. Everything else is as on a device: it synthesises each ``speak``, and emits
+the start and end of audio output (``ovos.audio.output.ended``) in that speak's context.
 
 The persona lives where a user puts one (``$XDG_CONFIG_HOME/ovos_persona/``); its handler is
 ``ovos-react-loop`` and its brain ``ovos-openai-brain``, aimed at a scripted model that runs in the
@@ -12,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import shutil
 import sys
 import threading
 import time
@@ -31,15 +39,27 @@ NEEDED = {
     "ovos_persona": "ovos-persona==0.9.0a35",
     "ovos_messagebus": "ovos-messagebus==0.2.1a6",
     "ovos_yes_no": "ovos-yes-no-plugin>=0.3.0",  # the loop reads a spoken yes or no with it
+    "ovos_audio": "ovos-audio==2.2.9a1",
+    "ovos_tts_plugin_espeakng": "ovos-tts-plugin-espeakng==0.1.0a5",
 }
 INSTALL = (
     "pip install --pre ovos-core==3.7.5a1 ovos-persona==0.9.0a35 ovos-messagebus==0.2.1a6 "
-    "'ovos-yes-no-plugin>=0.3.0', then pip install --pre 'ovos-plugin-manager>=3.1.0a1' "
-    "(scripts/bootstrap does both)"
+    "'ovos-yes-no-plugin>=0.3.0' ovos-audio==2.2.9a1 ovos-tts-plugin-espeakng==0.1.0a5, then "
+    "pip install --pre 'ovos-plugin-manager>=3.1.0a1', and espeak-ng (Debian: apt-get install "
+    "espeak-ng) (scripts/bootstrap does all three)"
 )
+#: ovos-audio's service, speaking every session (see the file).
+AUDIO_SERVICE = Path(__file__).resolve().parent / "audio_service.py"
+#: The TTS plugin's program: it writes each sentence to a WAV file.
+ESPEAK = "espeak-ng"
 PERSONA = "Tessa"
 #: A second persona (the same loop, another section): a yes to one persona's question may land on the other.
 OTHER_PERSONA = "Nova"
+#: A third one that runs a slow program (ovos-shell-tools, ``sleep`` only) without asking, one call at
+#: a time, and says a progress line after 1 s of silence: "ask sol about ..." reaches it.
+SLOW_PERSONA = "Sol"
+#: Its progress line (the persona's own ``progress_lines``), in every language.
+SLOW_LINE = "Still working on it."
 #: What the skills service may take to load its pipelines and our engine on a slow, busy machine.
 READY_TIMEOUT = 120.0
 #: One spoken turn: host, loop and a scripted model; generous for 2 busy cores.
@@ -66,6 +86,8 @@ def require_voice_assistant() -> None:
     (``scripts/check`` installs them all, so its run can never pass by skipping)."""
     __tracebackhide__ = True
     missing = [dist for module, dist in NEEDED.items() if importlib.util.find_spec(module) is None]
+    if shutil.which(ESPEAK) is None:
+        missing.append(ESPEAK)
     if not missing:
         return
     reason = f"needs the voice assistant's hosts, missing: {', '.join(missing)}; install: {INSTALL}"
@@ -106,11 +128,44 @@ def mycroft_conf(port: int, closed_port: int) -> dict[str, Any]:
             },
         },
         "skills": {"installer": {"allow_pip": False, "allow_alphas": False}},
+        # The audio service: espeak-ng writes each sentence to a WAV file; playing it is ``true FILE``
+        # (ovos-utils' play_audio runs this command line), which needs no sound device. No fallback TTS.
+        "tts": {
+            "module": "ovos-tts-plugin-espeakng",
+            "fallback_module": "",
+            "ovos-tts-plugin-espeakng": {},
+        },
+        "play_wav_cmdline": "true %1",
+        "play_mp3_cmdline": "true %1",
+        "play_ogg_cmdline": "true %1",
+        "Audio": {"backends": {}},
     }
 
 
 def persona(model_url: str, files: Path, name: str = PERSONA) -> dict[str, Any]:
-    """The persona a user would write: our loop, its brain on the scripted model, two toolboxes."""
+    """The persona a user would write: our loop, its brain on the scripted model, two toolboxes
+    (``SLOW_PERSONA``: three, with the shell's ``sleep``; no confirmations; progress after 1 s)."""
+    if name == SLOW_PERSONA:
+        return {
+            "name": name,
+            "handlers": ["ovos-react-loop"],
+            "ovos-react-loop": {
+                "brain": "ovos-openai-brain",
+                "ovos-openai-brain": {"api_url": model_url, "max_retries": 0, "timeout": 30},
+                "toolboxes": ["ovos-math-tools", "ovos-filesystem-tools", "ovos-shell-tools"],
+                "ovos-filesystem-tools": {"root_path": str(files), "allow_write": True},
+                "ovos-shell-tools": {
+                    "root_path": str(files),
+                    "allow_shell": True,
+                    "allowed_commands": ["sleep"],
+                },
+                "confirm_side_effects": False,
+                "max_parallel_tools": 1,  # a model's calls run one after another
+                "progress_delay": 1,
+                "progress_lines": {"run_command": SLOW_LINE},
+                "system_prompt": f"You are {name}, a voice assistant. Answer in one or two short sentences.",
+            },
+        }
     return {
         "name": name,
         "handlers": ["ovos-react-loop"],
@@ -221,6 +276,7 @@ class VoiceAssistant:
     files: Path
     bus: HostProcess
     core: HostProcess
+    audio: HostProcess
     client: MessageBusClient
     recorder: BusRecorder
     #: The session each voice client holds, as the assistant last sent it back (persona_id and all).
@@ -293,19 +349,27 @@ def _ready(assistant: VoiceAssistant) -> bool | None:
     if reply is None:
         return None
     names = [p.get("persona_id") for p in reply.data.get("personas", [])]
-    if PERSONA in names and OTHER_PERSONA in names:
+    if all(name in names for name in (PERSONA, OTHER_PERSONA, SLOW_PERSONA)):
         return True
     log = assistant.core.log_path.read_text(errors="replace").splitlines()
     why = [line for line in log if "Failed to load" in line] or log[-20:]
     raise AssertionError(
-        f"ovos-persona did not load {PERSONA} and {OTHER_PERSONA} (it has {names}):\n" + "\n".join(why)
+        f"ovos-persona did not load {PERSONA}, {OTHER_PERSONA} and {SLOW_PERSONA} (it has {names}):\n"
+        + "\n".join(why)
     )
+
+
+def _audio_ready(assistant: VoiceAssistant) -> bool | None:
+    """The audio service has loaded its TTS (it says not ready, and logs why, when none loads)."""
+    status = assistant.ask("mycroft.audio.is_ready", timeout=3)
+    return True if status is not None and status.data.get("status") else None
 
 
 @contextlib.contextmanager
 def running_assistant(base: Path, model_url: str) -> Iterator[VoiceAssistant]:
-    """ovos-messagebus, then the skills service (``ovos_core``: no installer, no file watcher), both
-    from ``/`` with the private home; ready once the persona pipeline lists our persona."""
+    """ovos-messagebus, then the audio service (``ovos_audio``) and the skills service (``ovos_core``:
+    no installer, no file watcher), all from ``/`` with the private home; ready once the audio
+    service says so and the persona pipeline lists our personas."""
     home = make_home(base)
     files = base / "files"
     files.mkdir()
@@ -313,7 +377,7 @@ def running_assistant(base: Path, model_url: str) -> Iterator[VoiceAssistant]:
     home.write_mycroft_conf(mycroft_conf(port, free_port()))
     persona_dir = home.home / ".config" / "ovos_persona"
     persona_dir.mkdir(parents=True)
-    for name in (PERSONA, OTHER_PERSONA):
+    for name in (PERSONA, OTHER_PERSONA, SLOW_PERSONA):
         (persona_dir / f"{name.lower()}.json").write_text(
             json.dumps(persona(model_url, files, name), indent=2)
         )
@@ -327,6 +391,8 @@ def running_assistant(base: Path, model_url: str) -> Iterator[VoiceAssistant]:
         bus = HostProcess("ovos-messagebus", [sys.executable, "-m", "ovos_messagebus"], env, base)
         started.append(bus)
         wait_for_port(port, bus)
+        audio = HostProcess("ovos-audio", [sys.executable, str(AUDIO_SERVICE)], env, base)
+        started.append(audio)
         core = HostProcess(
             "ovos-core",
             [sys.executable, "-m", "ovos_core", "--disable-installer", "--disable-file-watcher"],
@@ -337,7 +403,8 @@ def running_assistant(base: Path, model_url: str) -> Iterator[VoiceAssistant]:
         client = MessageBusClient(host=LOCALHOST, port=port, route="/core")
         client.run_in_thread()
         assert client.connected_event.wait(15), "the test's bus client did not connect"
-        assistant = VoiceAssistant(home, files, bus, core, client, BusRecorder(client))
+        assistant = VoiceAssistant(home, files, bus, core, audio, client, BusRecorder(client))
+        wait_for("the audio service ready", lambda: _audio_ready(assistant), READY_TIMEOUT, audio)
         wait_for(f"the intent service ready with {PERSONA}", lambda: _ready(assistant), READY_TIMEOUT, core)
         yield assistant
     finally:
