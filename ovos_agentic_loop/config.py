@@ -248,6 +248,15 @@ class LoopConfig(StrictSection):
         "needed there, not read otherwise. Default: none.",
     )
 
+    @field_validator("progress_lines")
+    @classmethod
+    def _templates(cls, value: dict[str, str]) -> dict[str, str]:
+        from ovos_agentic_loop._text.progress import template_fields
+
+        for template in value.values():
+            template_fields(template)  # ValueError: the error names the key and the template
+        return value
+
     @model_validator(mode="after")
     def _memory_url_for_redis(self) -> LoopConfig:
         if self.memory == "redis" and not self.memory_url:

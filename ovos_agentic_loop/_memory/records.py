@@ -10,7 +10,11 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
+from ovos_agentic_loop._runtime.log import ovos_logger
 from ovos_agentic_loop._tools.observations import ToolOutcome
+
+LOG = ovos_logger(__name__)
+
 
 __all__ = ["MAX_RESULT_CHARS", "RememberedCall", "RememberedTurn", "dumps", "loads", "ran_calls"]
 
@@ -122,5 +126,8 @@ def loads(text: str) -> list[RememberedTurn]:
             )
             for t in raw
         ]
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        LOG.warning(
+            f"conversation memory: a stored conversation could not be read ({exc!r}); it starts afresh"
+        )
         return []

@@ -25,10 +25,11 @@ from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
+from ovos_agentic_loop._runtime.log import ovos_logger
 from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop_settings import TOOL_PROGRESS_KEY
 
-__all__ = ["GENERIC_LINES", "ProgressHook", "progress_line"]
+__all__ = ["GENERIC_LINES", "ProgressHook", "progress_line", "template_fields"]
 
 #: ``(tool name, arguments, lang) -> line or None``: a host's or persona's own words.
 ProgressHook = Callable[[str, Mapping[str, Any], "str | None"], "str | None"]
@@ -61,7 +62,11 @@ def progress_line(
         if (pattern == name or fnmatchcase(name, pattern)) and (line := _filled(template, arguments)):
             return line
     if hook is not None:
-        line = hook(name, arguments, lang)
+        try:
+            line = hook(name, arguments, lang)
+        except Exception as exc:  # noqa: BLE001 - a host's bug must not break the turn; reported
+            ovos_logger(__name__).warning(f"progress_lines hook {hook!r} raised {type(exc).__name__}: {exc}")
+            line = None
         if isinstance(line, str) and line.strip():
             return line.strip()
     declared = (annotations or {}).get(TOOL_PROGRESS_KEY)
@@ -75,12 +80,21 @@ def progress_line(
     return GENERIC_LINES.get(language_code(lang), GENERIC_LINES["en"])
 
 
+def template_fields(template: str) -> list[str]:
+    """The argument names ``{name}`` of a progress template; ValueError for one that is not a
+    template (an unbalanced brace, ``{}`` or ``{0}``: a line names the call's arguments)."""
+    fields = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
+    if any(not f.isidentifier() for f in fields):
+        raise ValueError(f"{template!r}: write each argument as {{name}}, e.g. 'Reading {{path}}.'")
+    return fields
+
+
 def _filled(template: str, arguments: Mapping[str, Any]) -> str | None:
     """``template`` with the call's arguments said in it; None when one is missing or too long."""
     said: dict[str, str] = {}
     try:
-        fields = [field for _, field, _, _ in string.Formatter().parse(template) if field]
-    except ValueError:  # an unbalanced brace in a persona's template: not usable
+        fields = template_fields(template)
+    except ValueError:  # a toolbox's phrase that is not a template: the next source speaks
         return None
     for field in fields:
         value = _said(field, arguments.get(field))
@@ -99,7 +113,7 @@ def _said(name: str, value: Any) -> str | None:
     text = " ".join(str(value).split())
     if not text or text in (".", "./"):  # "the root folder" is nothing a voice can name
         return None
-    if "/" in text and ("zone" in name or name in ("tz", "timezone")):
+    if "/" in text and ("zone" in name or name == "tz"):
         text = text.rsplit("/", 1)[-1].replace("_", " ")  # "America/New_York" -> "New York"
     elif "/" in text and ("path" in name or "file" in name):
         text = text.rstrip("/").rsplit("/", 1)[-1]

@@ -71,7 +71,7 @@ def while_tools_run(voice: ProgressVoice, delay: float | None, say: Callable[[],
             say()
             due = voice.due(delay)
             if due is not None:
-                timers.append(_timer(due, say_when_due))
+                timers.append(_ALARMS.add(due, say_when_due))
 
     due = voice.due(delay)
     assert due is not None
@@ -79,7 +79,7 @@ def while_tools_run(voice: ProgressVoice, delay: float | None, say: Callable[[],
         say_when_due()  # silent long enough already: said before the tools start
     else:
         with voice.lock:
-            timers.append(_timer(due, say_when_due))
+            timers.append(_ALARMS.add(due, say_when_due))
     try:
         yield
     finally:
@@ -144,7 +144,3 @@ class _Alarms:
 
 
 _ALARMS = _Alarms()
-
-
-def _timer(at: float, action: Callable[[], None]) -> _Alarm:
-    return _ALARMS.add(at, action)

@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import DemoToolBox
 from engine_helpers import engine_with, user
 from ovos_bus_client.message import Message
@@ -19,6 +20,7 @@ from ovos_plugin_manager.agents import load_chat_plugin
 from ovos_utils.fakebus import FakeBus
 
 from ovos_agentic_loop._text.progress import GENERIC_LINES, progress_line
+from ovos_agentic_loop.errors import ConfigError
 from ovos_agentic_loop.events import Progress, StepEvent, ToolCallStep, ToolResult
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
 from ovos_agentic_loop_toolboxes.clock import ClockToolBox
@@ -163,3 +165,24 @@ def test_under_a_voice_assistant_the_line_is_spoken_in_the_turns_session(demo_to
     spoken = sent[0]
     assert spoken.context["session"]["session_id"] == session
     assert spoken.data["meta"]["progress"] is True and spoken.data["expect_response"] is False
+
+
+def test_a_persona_template_that_is_not_one_is_refused_naming_the_key(demo_tools: DemoToolBox) -> None:
+    with pytest.raises(ConfigError, match="progress_lines"):
+        engine_with(ScriptedBrain(["x"]), [demo_tools], progress_lines={"sleep": "Napping {0} {"})
+
+
+def test_a_hook_that_raises_is_reported_and_the_toolboxs_words_are_said(
+    demo_tools: DemoToolBox, ovos_log: Any
+) -> None:
+    brain = ScriptedBrain([tool_call("sleep", seconds=0.5), "Done."])
+    engine = engine_with(brain, [demo_tools], progress_delay=0.1)
+
+    def broken(tool: str, arguments: Any, lang: str | None) -> str:
+        raise KeyError("city")
+
+    engine.progress_lines = broken
+    events = recorded(engine)
+    assert engine.continue_chat(user("sleep")).content == "Done."
+    assert lines(events) == [GENERIC_LINES["en"]]
+    assert any("progress_lines hook" in message and "KeyError" in message for _, message in ovos_log.records)
