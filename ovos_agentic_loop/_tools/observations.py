@@ -15,7 +15,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import ToolCall
@@ -36,6 +36,7 @@ __all__ = [
     "ArgumentsNotJSON",
     "Status",
     "ToolOutcome",
+    "ToolLimit",
     "ToolTimeout",
     "UnknownTool",
     "held_back",
@@ -60,14 +61,19 @@ class ToolTimeout(TimeoutError):
     the turn had less left than that (a value fixed before the call runs, not a guess afterwards).
     """
 
-    def __init__(self, seconds: float, *, stopped: bool, limit: str = "tool_timeout") -> None:
+    def __init__(self, seconds: float, *, stopped: bool, limit: ToolLimit = "tool_timeout") -> None:
         super().__init__(f"did not finish within {round(seconds, 1):g} seconds ({_LIMIT_WORDS[limit]})")
         self.seconds = seconds
         self.stopped = stopped
         self.limit = limit
 
 
-_LIMIT_WORDS = {"tool_timeout": "the tool_timeout", "time_budget": "what was left of the turn's time_budget"}
+#: The setting that gave a tool call its time.
+ToolLimit = Literal["tool_timeout", "time_budget"]
+_LIMIT_WORDS: dict[ToolLimit, str] = {
+    "tool_timeout": "the tool_timeout",
+    "time_budget": "what was left of the turn's time_budget",
+}
 
 
 class CallInterrupted(RuntimeError):
@@ -202,7 +208,7 @@ def run_calls(
     max_chars: int,
     which: ProgramLookup,
     max_parallel: int = 8,
-    limit: str = "tool_timeout",
+    limit: ToolLimit = "tool_timeout",
     interrupt: CancelScope | None = None,
 ) -> list[ToolOutcome]:
     """Run persona tool calls concurrently; outcomes come back in call order.

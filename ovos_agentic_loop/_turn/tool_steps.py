@@ -10,7 +10,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 
 from ovos_agentic_loop._runtime.cancellation import TurnInterrupted
 from ovos_agentic_loop._text.progress import progress_line
-from ovos_agentic_loop._tools.observations import ToolOutcome, held_back, not_run_again, run_calls
+from ovos_agentic_loop._tools.observations import ToolLimit, ToolOutcome, held_back, not_run_again, run_calls
 from ovos_agentic_loop._tools.selection import FIND_TOOLS
 from ovos_agentic_loop._turn.progress import while_tools_run
 from ovos_agentic_loop._turn.state import TurnState
@@ -108,7 +108,8 @@ def _execute(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
     found = {id(c): offered.find(c) for c in calls if offered is not None and c.name == FIND_TOOLS}
     left = turn.deadline - time.monotonic()
     # Which limit bounds the calls is decided here, once: a timeout then names it, whichever fires.
-    limit, timeout = ("tool_timeout", cfg.tool_timeout) if cfg.tool_timeout <= left else ("time_budget", left)
+    limit: ToolLimit = "tool_timeout" if cfg.tool_timeout <= left else "time_budget"
+    timeout = cfg.tool_timeout if limit == "tool_timeout" else left
     ran = run_calls(
         [c for c in calls if id(c) not in found],
         turn.setup.toolset,
