@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -12,7 +13,15 @@ from ovos_plugin_manager.templates.agents import AgentMessage
 from ovos_agentic_loop._runtime.log import ovos_logger
 from ovos_agentic_loop._text.language import language_code
 
-__all__ = ["call_format", "field_numbers", "grounded", "in_digits", "known_numbers", "numbers"]
+__all__ = [
+    "call_format",
+    "field_numbers",
+    "grounded",
+    "in_digits",
+    "known_numbers",
+    "numbers",
+    "said_in_digits",
+]
 
 # A number as written in prose: 1,065 / 1065 / 2.33 / -4 (a hyphen between digits is no sign).
 _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d.])|(?<![\w.,])-?\d+(?:\.\d+)?")
@@ -94,6 +103,17 @@ def in_digits(answer: str, lang: str | None) -> str:
         # with no number beside it a word ("plus or minus a bit"); the parser drops the spaces
         text = f"{text.rstrip()} -{digits}" if sign else f"{text.rstrip()} {word} {digits}"
     return text.strip()
+
+
+def said_in_digits(text: str, lang: str | None) -> str:
+    """What the user said with its spelled numbers in digits, for the model to read: the bundled
+    model copies digits faithfully and reads spelled numbers wrong ("novecientos dividido entre
+    doce" became 9 / 12, "dezassete vezes vinte e tres" 230). ``text`` itself when the reading
+    adds no number but one ("which one", "uma coisa": a word, not a quantity), so a sentence
+    without spelled numbers reaches the model exactly as said."""
+    converted = in_digits(text, lang)
+    added = Counter(numbers(converted)) - Counter(numbers(text))
+    return converted if any(float(n) != 1 for n in added) else text
 
 
 def _digits(text: str, lang: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop._text.language import answer_language_line
+from ovos_agentic_loop._text.numbers import said_in_digits
 from ovos_agentic_loop._text.protocol import parse_reply
 from ovos_agentic_loop._turn.brain_call import call_brain
 from ovos_agentic_loop._turn.speaker import Pass, Say
@@ -151,10 +152,17 @@ def offered_specs(turn: TurnState) -> list[dict[str, Any]] | None:
 
 
 def brain_messages(turn: TurnState) -> list[AgentMessage]:
-    """The transcript as this brain takes it: text-protocol form and/or system folded in, and
-    the user's question followed by the line asking for the answer in its language (after the
-    system prompt and tools, so a language costs no re-read of them: they are most of the prompt)."""
-    transcript = list(turn.transcript)
+    """The transcript as this brain takes it: text-protocol form and/or system folded in, what the
+    user said with its spelled numbers in digits (the bundled model copies digits right and reads
+    spelled ones wrong), and the user's question followed by the line asking for the answer in its
+    language (after the system prompt and tools, so a language costs no re-read of them: they are
+    most of the prompt)."""
+    transcript = [
+        AgentMessage(MessageRole.USER, said_in_digits(m.content, turn.lang))
+        if at < turn.question_end and m.role == MessageRole.USER and m.content
+        else m
+        for at, m in enumerate(turn.transcript)
+    ]
     language = answer_language_line(turn.lang)
     asked = max((i for i, m in enumerate(transcript) if m.role == MessageRole.USER), default=None)
     if language and asked is not None and asked < turn.question_end:
