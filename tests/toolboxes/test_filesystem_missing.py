@@ -79,3 +79,31 @@ def test_a_file_whose_name_holds_dot_is_read_as_it_is(tb: ToolBox, tmp_path: Pat
 
 def test_a_spoken_dot_with_no_such_file_is_still_said_missing(tb: ToolBox) -> None:
     assert missing(tb, path="notes/plans.dot.txt").startswith("file 'notes/plans.dot.txt' does not exist.")
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "expenses week.csv",
+        "expenses week dot csv",
+        "expenses_week.csv",
+        "Expenses Week.csv",
+        "expensesweek.csv",
+    ],
+)
+def test_a_file_named_aloud_is_read_whatever_joins_its_words(
+    tb: ToolBox, tmp_path: Path, written: str
+) -> None:
+    # speech has no hyphen: "expenses week dot csv" names expenses-week.csv
+    (tmp_path / "expenses-week.csv").write_text("day,amount\nmonday,12.40\n")
+    out = tb.call_tool("read_file", {"path": written})
+    assert out.path == "expenses-week.csv" and out.content.startswith("day,amount")
+    assert f"{written!r} does not exist; read 'expenses-week.csv'" in out.note
+
+
+def test_two_files_that_differ_only_in_separators_are_not_guessed_between(
+    tb: ToolBox, tmp_path: Path
+) -> None:
+    (tmp_path / "expenses-week.csv").write_text("a\n")
+    (tmp_path / "expenses_week.csv").write_text("b\n")
+    assert missing(tb, path="expenses week.csv").startswith("file 'expenses week.csv' does not exist.")

@@ -61,6 +61,12 @@ class FileSystemSettings(ToolboxSettings):
 # A spoken file name as speech-to-text and then the model write it: "wifi dot txt", 'wifi.dot.txt',
 # 'wifi_dot_txt'.
 _SPOKEN_DOT = re.compile(r"(?i)(?<=\w)[ ._-]+dot[ ._-]+(?=\w)")
+_SEPARATORS = re.compile(r"[\s._-]+")
+
+
+def _joined(name: str) -> str:
+    """A file name without case or separators: "Expenses week.csv" and expenses-week.csv agree."""
+    return _SEPARATORS.sub("", name.lower())
 
 
 class ReadFileArgs(ToolArguments):
@@ -236,7 +242,7 @@ class FileSystemToolBox(BundledToolBox):
         said = self._as_said(target)
         if said is not None:
             output = self.read_file(args.model_copy(update={"path": said.rel}))
-            heard = f"{target.rel!r} does not exist; read {said.rel!r}, the file named aloud ('dot' is '.')"
+            heard = f"{target.rel!r} does not exist; read {said.rel!r}, the file named aloud"
             noted: ReadFileOutput = output.model_copy(
                 update={"note": f"{heard}; {output.note}" if output.note else heard}
             )
@@ -404,20 +410,37 @@ class FileSystemToolBox(BundledToolBox):
         )
 
     def _as_said(self, target: InRoot) -> InRoot | None:
-        """The existing file a missing path names when its 'dot' is read as '.' ("wifi dot txt",
-        written by the model as 'wifi.dot.txt', is wifi.txt); None when there is none. Told that
-        'wifi.dot.txt' does not exist, the bundled model answered "the wifi password in
-        wifi.dot.txt does not exist" (spoken suite, held-out half, stock template)."""
+        """The existing file a missing path names as it was said aloud; None when there is none.
+
+        Its 'dot' read as '.' ("wifi dot txt", written by the model as 'wifi.dot.txt', is
+        wifi.txt): told that 'wifi.dot.txt' does not exist, the bundled model answered "the wifi
+        password in wifi.dot.txt does not exist". And its words joined as the file's name joins
+        them: speech has no hyphen, so "expenses week dot csv" is expenses-week.csv (or
+        expenses_week.csv), the one file of that folder whose name differs only in separators."""
         if os.path.exists(target.real):
             return None
         written = _SPOKEN_DOT.sub(".", target.rel)
-        if written == target.rel:
-            return None
         try:
             said = self.sandbox.resolve(written)
         except (PermissionError, ValueError):
             return None
-        return said if os.path.isfile(said.real) else None
+        if os.path.isfile(said.real):
+            return said if written != target.rel else None
+        folder, _, name = written.rpartition("/")
+        try:
+            with os.scandir(os.path.join(self.sandbox.root, folder)) as scan:
+                alike = [
+                    e.name
+                    for e in itertools.islice(scan, self.settings.max_walk_entries)
+                    if e.is_file() and _joined(e.name) == _joined(name)
+                ]
+            return (
+                self.sandbox.resolve(f"{folder}/{alike[0]}" if folder else alike[0])
+                if len(alike) == 1
+                else None
+            )
+        except (OSError, PermissionError, ValueError):
+            return None
 
     def _require_file(self, target: InRoot) -> None:
         if os.path.isdir(target.real):
