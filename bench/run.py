@@ -753,6 +753,18 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 - one flat branch 
         "with the local-assistant tool set (bench/tasks/spoken.json; reported as figure 5s)",
     )
     p.add_argument(
+        "--stream",
+        action="store_true",
+        help="figure 5 spoken: answers through stream_sentences (what ovos-persona speaks), with each "
+        "turn's seconds to its first sentence and to its first audible output (progress line or sentence)",
+    )
+    p.add_argument(
+        "--progress-speech",
+        choices=["on", "off"],
+        default=None,
+        help="figure 5: our loop's progress_speech setting for the run (default: the persona's)",
+    )
+    p.add_argument(
         "--bfcl-per-category",
         type=int,
         default=5,

@@ -400,6 +400,7 @@ def run_spoken(
         # The rules that corrected the model (ours only: its final events); the ablation reads them.
         "rules": res.get("rules"),
         **({"first_sentence": res["first_sentence"]} if res.get("first_sentence") else {}),
+        **({"first_audible": res["first_audible"]} if res.get("first_audible") else {}),
     }
 
 

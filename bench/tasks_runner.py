@@ -294,9 +294,24 @@ def disabling(rules: Sequence[str]) -> Callable[[dict[str, Any]], None]:
 
 
 def configure_for(bench: Any, system: Any) -> Callable[[dict[str, Any]], None] | None:
-    """``--disabled-rules`` for our loop's runs (upstream has no such key)."""
-    rules = getattr(bench.args, "disabled_rules", None) or []
-    return disabling(rules) if rules and system.key.startswith("ours") else None
+    """``--disabled-rules`` and ``--progress-speech`` for our loop's runs (upstream has no such
+    keys); ``--stream`` for every system."""
+    ours = system.key.startswith("ours")
+    rules = (getattr(bench.args, "disabled_rules", None) or []) if ours else []
+    progress = getattr(bench.args, "progress_speech", None) if ours else None
+    stream = bool(getattr(bench.args, "stream", False))
+    if not (rules or progress or stream):
+        return None
+
+    def configure(job: dict[str, Any]) -> None:
+        if rules:
+            disabling(rules)(job)
+        if progress:
+            job["engine_extra"] = {**(job.get("engine_extra") or {}), "progress_speech": progress == "on"}
+        if stream:
+            job["stream"] = True
+
+    return configure
 
 
 def fig5_tasks(bench: Any, run_adapter: Any, suite: Suite | None = None) -> None:
@@ -312,6 +327,7 @@ def fig5_tasks(bench: Any, run_adapter: Any, suite: Suite | None = None) -> None
     if llama_url is None:
         llama_url, started = ensure_llama(bench)
     proxy = CountingProxy(llama_url).start()
+    proxy.relay_streams = bool(getattr(bench.args, "stream", False))  # deltas as they come, not at the end
     runs: dict[str, list[dict[str, Any]]] = {s.key: [] for s in systems}
     partial = results_dir(bench) / f"{suite.key}-partial.json"
     budget = getattr(bench.args, "fig5_minutes", None)
@@ -520,6 +536,7 @@ def _report(
         ["half", "system", "solved", "LLM calls / task", "s / task (mean)"],
         half_rows,
     )
+    _audible_table(bench, suite, systems, runs)
     fails = []
     for system in systems:
         bad = [x for x in runs[system.key] if not x["ok"]]
@@ -528,6 +545,65 @@ def _report(
     if fails:
         bench.tables[-1] += "\n\n" + "\n".join(fails)
         print("\n".join(fails))
+
+
+def _first(values: list[float | None] | None) -> float | None:
+    """A question's first turn's seconds (the one a listener waits through first)."""
+    return values[0] if values else None
+
+
+def _audible_table(bench: Any, suite: Suite, systems: list[Any], runs: dict[str, list[dict]]) -> None:
+    """With ``--stream``: per question, the seconds to the first audible output (the loop's
+    progress line or the first sentence) and to the first sentence, and how many waited long."""
+    streamed = [s for s in systems if any(x.get("first_sentence") for x in runs[s.key])]
+    if not streamed:
+        return
+    rows = []
+    for system in streamed:
+        r = runs[system.key]
+        audible = [a for x in r if (a := _first(x.get("first_audible"))) is not None]
+        sentence = [a for x in r if (a := _first(x.get("first_sentence"))) is not None]
+        if not audible or not sentence:
+            continue
+        rows.append(
+            [
+                system.label,
+                f"{statistics.median(audible):.2f}",
+                f"{statistics.median(sentence):.2f}",
+                f"{sum(a > 5 for a in audible)}/{len(audible)}",
+                f"{sum(a > 5 for a in sentence)}/{len(sentence)}",
+                f"{sum(a > 10 for a in audible)}/{len(audible)}",
+                f"{sum(a > 10 for a in sentence)}/{len(sentence)}",
+            ]
+        )
+    bench.table(
+        f"Figure {suite.figure}d - seconds to the first audible output (streamed; first turns)",
+        [
+            "system",
+            "first audible (median)",
+            "first sentence (median)",
+            "audible > 5 s",
+            "sentence > 5 s",
+            "audible > 10 s",
+            "sentence > 10 s",
+        ],
+        rows,
+        [
+            "First audible: the loop's progress line (a `progress` step event, which a host speaks) or the "
+            "first sentence of `stream_sentences`, whichever came first; first sentence: the answer's own.",
+            "Per question, first audible / first sentence: "
+            + "; ".join(
+                f"{x['task']} {_seconds(_first(x.get('first_audible')))} / "
+                f"{_seconds(_first(x.get('first_sentence')))}"
+                for system in streamed
+                for x in runs[system.key]
+            ),
+        ],
+    )
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
 
 
 def _failure(run: dict[str, Any]) -> str:

@@ -128,8 +128,10 @@ def main(  # noqa: C901 - one flat branch per job kind, each a few lines timing 
                 history.append((prompt, answer))
                 calls.append(None if recorded is None else recorded[before:])
             result = {"ok": True, "samples": times, "answers": answers, "calls": calls}
-            if getattr(run, "first_sentence", None):  # a streamed conversation (figure 10)
+            if getattr(run, "first_sentence", None):  # a streamed conversation (figures 5 --stream, 10)
                 result["first_sentence"] = run.first_sentence
+            if getattr(run, "first_audible", None):
+                result["first_audible"] = run.first_audible
             if getattr(run, "rules", None) is not None:
                 result["rules"] = run.rules
             emit("BENCH_RESULT", result)

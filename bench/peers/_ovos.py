@@ -145,9 +145,13 @@ def runner(engine, stream: bool = False):
     """``run(prompt) -> answer``; a conversation passes the earlier ``(question, answer)`` turns as
     ``history`` and the user's ``lang``, as ovos-persona does for a follow-up question.
 
-    With ``stream`` each answer comes from ``stream_sentences`` (as a voice assistant speaks it) and
-    ``run.first_sentence`` gets the seconds to its first sentence (None when nothing was said)."""
+    With ``stream`` each answer comes from ``stream_sentences`` (as a voice assistant speaks it):
+    ``run.first_sentence`` gets the seconds to its first sentence (None when nothing was said), and
+    ``run.first_audible`` the seconds to the first thing a voice would say: the loop's progress line
+    (a ``progress`` step event, which a host speaks) or the first sentence, whichever came first."""
     first_sentence: list[float | None] = []
+    first_audible: list[float | None] = []
+    progress_at: list[float] = []  # this turn's progress lines, perf_counter() when emitted
 
     def run(prompt: str, history: list[tuple[str, str]] | None = None, lang: str | None = None) -> str:
         messages = []
@@ -158,17 +162,27 @@ def runner(engine, stream: bool = False):
         kwargs = {"lang": lang} if lang else {}
         if not stream:
             return engine.continue_chat(messages, **kwargs).content or ""
-        started, said = time.perf_counter(), []
+        progress_at.clear()
+        started, said, first = time.perf_counter(), [], None
         for sentence in engine.stream_sentences(messages, **kwargs):
             if not said:
-                first_sentence.append(time.perf_counter() - started)
+                first = time.perf_counter() - started
             said.append(sentence.strip())
-        if not said:
-            first_sentence.append(None)
+        first_sentence.append(first)
+        heard = [at - started for at in progress_at[:1]] + ([first] if first is not None else [])
+        first_audible.append(min(heard) if heard else None)
         return " ".join(s for s in said if s)
 
+    if stream and hasattr(engine, "add_step_listener"):
+
+        def on_step(event: Any) -> None:
+            if event.kind == "progress":
+                progress_at.append(time.perf_counter())
+
+        engine.add_step_listener(on_step)
     run.calls = record_calls(engine)  # type: ignore[attr-defined]
     run.first_sentence = first_sentence  # type: ignore[attr-defined]
+    run.first_audible = first_audible  # type: ignore[attr-defined]
     run.rules = record_rules(engine)  # type: ignore[attr-defined]
     return run
 
