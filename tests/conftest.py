@@ -1,6 +1,6 @@
 """Fixtures shared by every test: log capture for OVOS's logger, small demo toolboxes, the guard against
-real model servers (``model_server_guard``) and the skip of tests whose optional package is missing
-(``optional_packages``)."""
+real model servers (``model_server_guard``), the skip of tests whose optional package is missing
+(``optional_packages``) and a real redis-server (``redis_server``)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,16 @@ from collections.abc import Iterator
 
 import pytest
 
-# The guard's autouse fixture and report hook take effect by being names of this conftest.
+# The guard's autouse fixture, its report hook and the redis_url fixture take effect by being names of
+# this conftest.
 from model_server_guard import no_model_server_connections, pytest_runtest_makereport, register_marker
 from optional_packages import missing_reason, need_all, skip_unless_installed
 from ovos_plugin_manager.templates.agent_tools import AgentTool, ToolArguments, ToolBox, ToolOutput
 from ovos_utils.log import LOG
 from pydantic import Field
+from redis_server import redis_url
 
-__all__ = ["no_model_server_connections", "pytest_runtest_makereport"]
+__all__ = ["no_model_server_connections", "pytest_runtest_makereport", "redis_url"]
 
 NEEDS_PACKAGE = "needs_package"
 

@@ -1,77 +1,22 @@
-"""The conversation memory's Redis store, against a real redis-server started here: replicas share
-a conversation, every key expires, a Redis that is down costs the memory and never the answer."""
+"""The conversation memory's Redis store, against a real redis-server (the ``redis_url`` fixture of
+``tests/redis_server.py``): replicas share a conversation, every key expires, a Redis that is down
+costs the memory and never the answer."""
 
 from __future__ import annotations
 
-import contextlib
-import shutil
-import socket
-import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 from conftest import DemoToolBox
 from engine_helpers import engine_with
-from optional_packages import need_all, require
+from optional_packages import require
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+from redis_server import free_port
 
 from ovos_agentic_loop._memory.conversation import KEY_PREFIX, ConversationMemory
 from ovos_agentic_loop._memory.stores import StoreDown
 from ovos_agentic_loop.errors import ConfigError
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
-
-MISSING_SERVER = (
-    "needs redis-server on PATH (Debian/Ubuntu: apt-get install redis-server; scripts/bootstrap installs it)"
-)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-def redis_url() -> Iterator[str]:
-    """A redis-server of this test alone, on a free port of 127.0.0.1, without persistence."""
-    server = shutil.which("redis-server")
-    if server is None:
-        if need_all():
-            pytest.fail(MISSING_SERVER)
-        pytest.skip(MISSING_SERVER)
-    redis = require("redis")
-    port = _free_port()
-    process = subprocess.Popen(
-        [server, "--save", "", "--appendonly", "no", "--port", str(port), "--bind", "127.0.0.1"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.2)
-        for _ in range(200):  # ready once it answers a PING
-            try:
-                if client.ping():
-                    break
-            except redis.ConnectionError:
-                if process.poll() is not None:
-                    pytest.fail(f"redis-server exited with {process.returncode} before answering")
-                process_wait(process, 0.05)
-        else:
-            pytest.fail("redis-server did not answer a PING")
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def process_wait(process: subprocess.Popen[bytes], seconds: float) -> None:
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=seconds)
 
 
 def user(text: str) -> AgentMessage:
@@ -105,7 +50,7 @@ def test_a_second_replica_sees_the_first_ones_turn(redis_url: str) -> None:
 def test_a_redis_that_is_down_costs_the_memory_not_the_answer(ovos_log) -> None:
     brain = ScriptedBrain([tool_call("add", a=1, b=2), "It is 3.", "Fine."])
     engine = engine_with(
-        brain, [DemoToolBox()], memory="redis", memory_url=f"redis://127.0.0.1:{_free_port()}/0"
+        brain, [DemoToolBox()], memory="redis", memory_url=f"redis://127.0.0.1:{free_port()}/0"
     )
     answer = engine.continue_chat([user("Add 1 and 2")], session_id="s")
     assert answer.content == "It is 3."
