@@ -152,20 +152,24 @@ def offered_specs(turn: TurnState) -> list[dict[str, Any]] | None:
 
 
 def brain_messages(turn: TurnState) -> list[AgentMessage]:
-    """The transcript as this brain takes it: text-protocol form and/or system folded in, what the
-    user said with its spelled numbers in digits (the bundled model copies digits right and reads
-    spelled ones wrong), and the user's question followed by the line asking for the answer in its
-    language (after the system prompt and tools, so a language costs no re-read of them: they are
-    most of the prompt)."""
+    """The transcript as this brain takes it: text-protocol form and/or system folded in, and what
+    the user said as the model reads it best (``_said``)."""
+    language = answer_language_line(turn.lang)
     transcript = [
-        AgentMessage(MessageRole.USER, said_in_digits(m.content, turn.lang))
+        _said(m.content, turn.lang, language)
         if at < turn.question_end and m.role == MessageRole.USER and m.content
         else m
         for at, m in enumerate(turn.transcript)
     ]
-    language = answer_language_line(turn.lang)
-    asked = max((i for i, m in enumerate(transcript) if m.role == MessageRole.USER), default=None)
-    if language and asked is not None and asked < turn.question_end:
-        question = transcript[asked]
-        transcript[asked] = AgentMessage(MessageRole.USER, f"{question.content}\n\n({language})")
     return turn.for_brain(rendered(transcript) if turn.setup.text_mode else transcript)
+
+
+def _said(text: str, lang: str | None, language: str | None) -> AgentMessage:
+    """One thing the user said, as the model is sent it: its spelled numbers in digits (the bundled
+    model copies digits right and reads spelled ones wrong), then the line asking for the answer
+    in the session's language. The line follows each of the user's messages, not the system
+    prompt, so a language costs no re-read of the tools after it (most of the prompt); and every
+    earlier question keeps it, so a follow-up's prompt begins as the turn before it ended and the
+    server reads only what is new."""
+    text = said_in_digits(text, lang)
+    return AgentMessage(MessageRole.USER, f"{text}\n\n({language})" if language else text)

@@ -102,3 +102,31 @@ def test_without_the_language_data_the_turn_still_answers(
         assert brain.calls[0].messages[-1].content == "hola"
     finally:
         language_name.cache_clear()
+
+
+def _wire(messages: list[Any]) -> list[tuple[Any, ...]]:
+    """What a prompt cache compares: each message's role, text and calls."""
+    return [(m.role, m.content, [(c.name, c.arguments) for c in m.tool_calls or []]) for m in messages]
+
+
+@pytest.mark.parametrize("entry_point", ["ovos-react-loop", "ovos-native-toolcall-loop"])
+def test_a_follow_up_prompt_begins_as_the_turn_before_it_ended(demo_tools: Any, entry_point: str) -> None:
+    """Every question keeps its language line, so the server reads only what a follow-up adds
+    (its cached prompt is the turn before's last request) instead of everything after the first
+    question."""
+    from ovos_plugin_manager.templates.agents import AgentMessage
+
+    brain = ScriptedBrain([tool_call("add", a=2, b=2), "Son cuatro."])
+    engine = engine_with(brain, [demo_tools], entry_point, memory="process")
+    first = [AgentMessage(MessageRole.USER, "cuánto es dos más dos")]
+    answer = engine.continue_chat(first, session_id="s", lang="es-ES")
+    ended = brain.calls[-1].messages
+    brain.add("Son ocho.")
+    engine.continue_chat(
+        [*first, answer, AgentMessage(MessageRole.USER, "y el doble")], session_id="s", lang="es-ES"
+    )
+    follow_up = brain.calls[-1].messages
+    assert _wire(follow_up[: len(ended)]) == _wire(ended)
+    asked = [m.content for m in follow_up if m.role == MessageRole.USER]
+    assert len(asked) == 2 and all("always answer in Spanish" in q for q in asked)
+    brain.assert_complete()
