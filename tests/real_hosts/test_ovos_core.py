@@ -17,9 +17,9 @@ step events and the progress line; the first turn pays 70-100 ms for it.
 
 About 65-70 s on 2 busy cores: the three hosts are ready in about 10 s; a turn takes 50-200 ms of
 host and loop time; tests wait out their model's pauses, Sol's ``sleep 6`` and two replies a slow
-model takes 10 s to write (about 36 s together); every wait for a message is bounded generously (45-60 s) and ends when it arrives;
-stopping takes up to 7 s (ovos-core 3.7.5a1 at times takes longer than the 5 s grace to exit on
-SIGTERM, and is then killed).
+model takes 10 s to write (about 36 s together); every wait for a message is bounded generously
+(45-60 s) and ends when it arrives; stopping takes up to 7 s (ovos-core 3.7.5a1 at times takes
+longer than the 5 s grace to exit on SIGTERM, and is then killed).
 """
 
 from __future__ import annotations
