@@ -14,13 +14,15 @@ instance (raised from that call), a callable ``(call: BrainCall) -> str |
 AgentMessage`` for replies that depend on what the loop sent, or
 ``in_chunks("Let me ", "check. {", ...)``: a reply a streaming call delivers in
 exactly those deltas. Other replies stream in deltas of ``chunk_size`` characters
-(default 4).
+(default 4). ``chunk_delay`` (seconds, default 0) is waited before each delta of a streamed
+reply: a model that writes slowly, as one on a CPU does.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -111,11 +113,15 @@ class ScriptedBrain(ChatEngine):
         config: dict[str, Any] | None = None,
         chunk_size: int = 4,
         accepts_response_format: bool = False,
+        chunk_delay: float = 0.0,
     ) -> None:
         super().__init__(config=config or {})
         if chunk_size < 1:
             raise ValueError(f"ScriptedBrain: chunk_size must be at least 1, got {chunk_size}")
+        if chunk_delay < 0:
+            raise ValueError(f"ScriptedBrain: chunk_delay must not be negative, got {chunk_delay}")
         self.chunk_size = chunk_size
+        self.chunk_delay = chunk_delay
         self.supports_tools = supports_tools
         self.accepts_stop = accepts_stop
         self._replies: list[ScriptedReply] = list(replies)
@@ -228,5 +234,8 @@ class ScriptedBrain(ChatEngine):
         if chunks is None:
             text, size = message.content or "", self.chunk_size
             chunks = [text[i : i + size] for i in range(0, len(text), size)]
-        yield from chunks
+        for chunk in chunks:
+            if self.chunk_delay:
+                time.sleep(self.chunk_delay)  # a model writing slowly
+            yield chunk
         yield message

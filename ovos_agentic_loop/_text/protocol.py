@@ -37,6 +37,7 @@ __all__ = [
     "NATIVE_GUIDANCE",
     "ParsedCall",
     "ParsedReply",
+    "call_being_written",
     "clean_answer",
     "parse_reply",
     "positional_parameters",
@@ -204,6 +205,17 @@ _ACTION = regex.compile(
     rf"^{_DECOR}action[ \t*_]{{0,8}}:[ \t*_`\"']{{0,8}}([A-Za-z_][\w.\-]{{0,200}})",
     regex.IGNORECASE | regex.MULTILINE,
 )
+# A call's tool name as soon as it is written whole (what ends it has arrived), in the forms the
+# parser reads a call in: an Action line, a JSON "name" field, a ``<tool_call>name(`` call.
+_CALL_NAME = regex.compile(
+    rf"^{_DECOR}action[ \t*_]{{0,8}}:[ \t*_`\"']{{0,8}}(?P<name>[A-Za-z_][\w.\-]{{0,200}})(?=[^\w.\-])"
+    r'|"(?:name|tool|tool_name)"[ \t\r\n]{0,8}:[ \t\r\n]{0,8}"(?P<name>[^"\\\n]{1,200})"'
+    r"|<tool[_-]call>[ \t\r\n]{0,8}(?P<name>[A-Za-z_][\w.\-]{0,200})[ \t]{0,8}\(",
+    regex.IGNORECASE | regex.MULTILINE,
+)
+#: The longest text a match of ``_CALL_NAME`` spans: a search that goes on from where the last one
+#: stopped starts this far back, so a name split across two deltas is still found.
+CALL_NAME_SPAN = 512
 _ACTION_INPUT = regex.compile(r"action[ _]{0,3}input[ \t*_]{0,8}:", regex.IGNORECASE)
 _THOUGHT = regex.compile(rf"^{_DECOR}thought[ \t*_]{{0,8}}:", regex.IGNORECASE | regex.MULTILINE)
 _PROTOCOL_LINE = regex.compile(
@@ -254,6 +266,17 @@ def parse_reply(
             problem="a tool call that is not valid JSON with 'name' and 'arguments'", kept_text=kept
         )
     return ParsedReply(answer=_clean(kept), kept_text=kept)
+
+
+def call_being_written(text: str, names: Sequence[str], start: int = 0) -> str | None:
+    """The first of ``names`` (the offered tools) that a call in ``text``, a reply still being
+    written, is to: by an Action line, a JSON call's ``"name"``, or ``<tool_call>name(``, looked for
+    from ``start``. None while no call names one of them (a name only half written names none)."""
+    for match in _CALL_NAME.finditer(text, start):
+        name = _match_name(match.group("name"), list(names))
+        if name in names:
+            return name
+    return None
 
 
 def clean_answer(text: str) -> str:

@@ -16,6 +16,7 @@ from ovos_agentic_loop._text.protocol import parse_reply
 from ovos_agentic_loop._turn.brain_call import call_brain
 from ovos_agentic_loop._turn.speaker import Pass, Say
 from ovos_agentic_loop._turn.state import TurnState
+from ovos_agentic_loop._turn.tool_steps import while_calls_are_written
 from ovos_agentic_loop._turn.transcript import rendered
 from ovos_agentic_loop.events import ModelCall
 
@@ -29,15 +30,21 @@ def ask_with_tools(turn: TurnState, *, stream: bool) -> Generator[str, None, Age
 
     A reply the table of reactions may still send back (a calculation, an unread file, a result
     not stated yet) is not spoken while it streams: it is said once no rule that holds the stream
-    may apply to the text written so far (a result stated), or whole once it stands."""
+    may apply to the text written so far (a result stated), or whole once it stands. Once the reply
+    names a tool in a call it is still writing, the progress line about it is armed until the reply
+    ends (``tool_steps.while_calls_are_written``)."""
     view = turn.view()
-    say = Say(
-        Pass(),
-        hold=turn.rules.may_apply(view),
-        release=lambda written: not turn.rules.may_apply(view.with_answer(written)),
-    )
     tools = offered_specs(turn)
-    return (yield from call(turn, brain_messages(turn), stream=stream, tools=tools, say=say, counted=True))
+    with while_calls_are_written(turn) as calling:
+        say = Say(
+            Pass(),
+            hold=turn.rules.may_apply(view),
+            release=lambda written: not turn.rules.may_apply(view.with_answer(written)),
+            tools=turn.setup.toolset.names,
+            calling=calling,
+        )
+        messages = brain_messages(turn)
+        return (yield from call(turn, messages, stream=stream, tools=tools, say=say, counted=True))
 
 
 def call(

@@ -1,16 +1,19 @@
 """Progress speech: one short line while a tool runs, once the turn has been silent a while.
 
 A question on a CPU can take many seconds, most of them in tool calls and the model calls around
-them; a voice that says nothing that long sounds broken. When tools are about to run and the turn
-has been silent for ``progress_delay`` seconds, or that moment comes while they run, the turn
-emits a :class:`~ovos_agentic_loop.events.Progress` event with a line made from the first call
-(``_text.progress``, by ``tool_steps``): no model call. A host speaks it (under ovos-core the
-engine says it on the bus); it is never part of the answer. One line per turn, another only after
-a long further wait (:data:`REPEAT_AFTER_S`), at most :data:`MAX_LINES`; a turn that answers
-within the delay hears none.
+them; a voice that says nothing that long sounds broken. When a call is about to run (the model is
+still writing it: its tool's name is out) or runs, and the turn has been silent for
+``progress_delay`` seconds, or that moment comes before the reply ends or the tools finish, the
+turn emits a :class:`~ovos_agentic_loop.events.Progress` event with a line made from the first
+call as far as it is known (``_text.progress``, by ``tool_steps``): no model call. A host speaks
+it (under ovos-core the engine says it on the bus); it is never part of the answer. One line per
+turn, another only after a long further wait (:data:`REPEAT_AFTER_S`), at most
+:data:`MAX_LINES`; a turn that answers within the delay hears none.
 
-Whether a line is said is decided under one lock by values (the tools finished or not, the lines
-said so far), so a timer that fires as the tools finish never speaks after the turn moved on.
+Whether a line is said is decided under one lock by values (armed or not, the lines said so far),
+so a timer that fires as the reply or the tools finish never speaks after the turn moved on. A
+reply disarms the line when it ends; the calls it made arm it again as they run, due at the same
+moment (silence counts from ``quiet_since``), and a reply that is an answer says none.
 """
 
 from __future__ import annotations
@@ -35,11 +38,14 @@ MAX_LINES = 3
 
 @dataclass
 class ProgressVoice:
-    """What a turn has said to a waiting listener, and since when it has been silent."""
+    """What a turn has said to a waiting listener, since when it has been silent, and the line it
+    is ready to say (armed while a call is written or runs)."""
 
     quiet_since: float = field(default_factory=time.monotonic)
     lines: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _say: Callable[[], None] | None = field(default=None, repr=False)  # None: not armed
+    _alarm: _Alarm | None = field(default=None, repr=False)
 
     def heard(self) -> None:
         """Something was said (a sentence of the answer): the silence starts again."""
@@ -51,42 +57,59 @@ class ProgressVoice:
             return None
         return self.quiet_since + (delay if self.lines == 0 else max(delay, REPEAT_AFTER_S))
 
+    def arm(self, delay: float, say: Callable[[], None]) -> None:
+        """A call is being written or runs: ``say()`` the line once the turn has been silent
+        ``delay`` seconds (at once when it has been already), and again after each longer wait,
+        until :meth:`disarm`. Armed already: ``say`` (knowing more of the call) makes the line,
+        due when it was."""
+        with self.lock:
+            armed, self._say = self._say is not None, say
+            if armed:
+                return
+            due = self.due(delay)
+            if due is None:
+                return
+            if due <= time.monotonic():
+                self._say_when_due(delay)  # silent long enough already: said now
+            else:
+                self._alarm = _ALARMS.add(due, lambda: self._fire(delay))
+
+    def disarm(self) -> None:
+        """The call is over (or was never made): no line from here on; an alarm due now says none."""
+        with self.lock:
+            self._say = None
+            if self._alarm is not None:
+                self._alarm.cancel()  # dropped unfired
+                self._alarm = None
+
+    def _fire(self, delay: float) -> None:
+        with self.lock:
+            self._say_when_due(delay)
+
+    def _say_when_due(self, delay: float) -> None:
+        """Under the lock: say the line unless disarmed, and set the alarm of the next one."""
+        say = self._say
+        if say is None:
+            return  # disarmed as the alarm fired: the turn moved on
+        self.lines += 1
+        self.heard()
+        say()
+        due = self.due(delay)
+        self._alarm = _ALARMS.add(due, lambda: self._fire(delay)) if due is not None else None
+
 
 @contextmanager
 def while_tools_run(voice: ProgressVoice, delay: float | None, say: Callable[[], None]) -> Iterator[None]:
     """Around running tools: ``say()`` the line if the turn has been, or becomes, silent for ``delay``
     seconds before they finish (None: progress speech is off). ``say`` emits it; counting is here."""
-    if delay is None or voice.due(delay) is None:
+    if delay is None:
         yield
         return
-    running = [True]
-    timers: list[_Alarm] = []
-
-    def say_when_due() -> None:
-        with voice.lock:
-            if not running[0]:
-                return
-            voice.lines += 1
-            voice.heard()
-            say()
-            due = voice.due(delay)
-            if due is not None:
-                timers.append(_ALARMS.add(due, say_when_due))
-
-    due = voice.due(delay)
-    assert due is not None
-    if due <= time.monotonic():
-        say_when_due()  # silent long enough already: said before the tools start
-    else:
-        with voice.lock:
-            timers.append(_ALARMS.add(due, say_when_due))
+    voice.arm(delay, say)
     try:
         yield
     finally:
-        with voice.lock:
-            running[0] = False
-            for timer in timers:
-                timer.cancel()  # dropped unfired
+        voice.disarm()
 
 
 class _Alarm:

@@ -10,19 +10,25 @@ gate (``tests/test_speaker_owns_gate.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ovos_agentic_loop._text.protocol import CALL_NAME_SPAN, call_being_written
 from ovos_agentic_loop._text.stream_gate import MAX_STREAMED_CHARS, FinalAnswerGate, Speech
 
-__all__ = ["Gate", "Pass", "Say", "Speaker", "Utterance"]
+__all__ = ["Calling", "Gate", "Pass", "Say", "Speaker", "Utterance"]
 
 
 class Gate(Protocol):
     """What of a reply's streamed text a caller of a model call lets through, before the turn's gate."""
 
     def feed(self, delta: str) -> str: ...
+
+
+#: What a turn is told of a call its model is still writing: the tool's name, and how to read the
+#: reply written so far.
+Calling = Callable[[str, Callable[[], str]], None]
 
 
 class Pass:
@@ -35,13 +41,17 @@ class Pass:
 @dataclass(frozen=True)
 class Say:
     """How one model call's reply is spoken. ``gate`` decides what of the streamed text may be
-    said, before the turn's own gate (protocol is never spoken). ``hold``: the reply is the turn's
-    to speak, but only once the turn is over (:meth:`Speaker.rest`), or once ``release`` says so of
-    the reply written so far (its deltas then go through the gates as if never held)."""
+        said, before the turn's own gate (protocol is never spoken). ``hold``: the reply is the turn's
+        to speak, but only once the turn is over (:meth:`Speaker.rest`), or once ``release`` says so of
+        the reply written so far (its deltas then go through the gates as if never held). ``calling``
+    is told, once, when the reply names one of ``tools`` in a call it is still writing: the tool's
+    name, and how to read the reply written so far (for the call's arguments, as far as written)."""
 
     gate: Gate
     hold: bool = False
     release: Callable[[str], bool] | None = None
+    tools: Sequence[str] = ()
+    calling: Calling | None = None
 
 
 class Utterance:
@@ -52,6 +62,9 @@ class Utterance:
         self._say = say
         self._hold = say is not None and say.hold
         self._written = ""  # the reply so far, while it is held and may be released
+        self._calling = say.calling if say is not None and say.tools else None
+        self._watched = ""  # the reply so far, while the turn wants to hear of a call in it
+        self._told = False  # the turn was told of a call being written
 
     @property
     def spoken_chars(self) -> int:
@@ -63,6 +76,8 @@ class Utterance:
         say = self._say
         if say is None:
             return ""
+        if self._calling is not None and len(self._watched) < MAX_STREAMED_CHARS:
+            self._watch(self._calling, say.tools, delta)
         if not self._hold:
             return self._voice.feed(say.gate.feed(delta))
         if say.release is None or len(self._written) >= MAX_STREAMED_CHARS:
@@ -72,6 +87,18 @@ class Utterance:
             return ""
         self._hold = False  # the rules that held it can no longer apply: say it so far
         return self._voice.feed(say.gate.feed(self._written))
+
+    def _watch(self, calling: Calling, tools: Sequence[str], delta: str) -> None:
+        """Keep the reply written so far; tell ``calling`` once a call in it names one of ``tools``.
+        Each search starts just before the new text, so the work stays linear in the reply."""
+        start = max(0, len(self._watched) - CALL_NAME_SPAN)
+        self._watched += delta
+        if self._told:
+            return  # the text is still kept: the call's arguments are read from it
+        name = call_being_written(self._watched, tools, start)
+        if name is not None:
+            self._told = True
+            calling(name, lambda: self._watched)
 
     def end(self, makes_calls: Callable[[], bool]) -> list[str]:
         """The reply is over: what is said now. A held reply that calls tools (``makes_calls``) has

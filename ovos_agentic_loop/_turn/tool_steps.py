@@ -1,22 +1,28 @@
 """Acting on a decision that touches the transcript: a corrective message, calls answered without
-running (a reminder, what to check), and the tool calls run, each outcome beside its TOOL message."""
+running (a reminder, what to check), and the tool calls run, each outcome beside its TOOL message;
+and the progress line about a call, armed while it runs or while the model still writes it."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
+from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
 from ovos_agentic_loop._runtime.cancellation import TurnInterrupted
 from ovos_agentic_loop._text.progress import progress_line
+from ovos_agentic_loop._text.protocol import parse_reply
 from ovos_agentic_loop._tools.observations import ToolLimit, ToolOutcome, held_back, not_run_again, run_calls
 from ovos_agentic_loop._tools.selection import FIND_TOOLS
 from ovos_agentic_loop._turn.progress import while_tools_run
+from ovos_agentic_loop._turn.speaker import Calling
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.events import Notice, Progress, ToolCallStep, ToolResult
 
-__all__ = ["correct", "recheck", "remind", "run_tools"]
+__all__ = ["correct", "recheck", "remind", "run_tools", "while_calls_are_written"]
 
 
 def correct(turn: TurnState, message: str, notice: str, kept: str | None) -> None:
@@ -65,9 +71,9 @@ def _run(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
             )
         )
     outcomes = []
-    cfg = turn.setup.config
-    delay = cfg.progress_delay if cfg.progress_speech and calls else None
-    with while_tools_run(turn.progress_voice, delay, lambda: _say_progress(turn, calls[0])):
+    delay = _progress_delay(turn) if calls else None
+    say = lambda: _say_progress(turn, calls[0].name, calls[0].arguments)  # noqa: E731 - said only with calls
+    with while_tools_run(turn.progress_voice, delay, say):
         executed = _execute(turn, calls) if calls else []
     for outcome in executed:
         turn.emit(
@@ -86,18 +92,51 @@ def _run(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
     return outcomes
 
 
-def _say_progress(turn: TurnState, call: ToolCall) -> None:
-    """The progress line about ``call`` (``_text.progress``), as a step event a host may speak."""
-    spec = turn.setup.toolset.get(call.name)
+@contextmanager
+def while_calls_are_written(turn: TurnState) -> Iterator[Calling | None]:
+    """Around a model call with tools: the verb its speaker tells of a call being written (the
+    tool's name, the reply so far), which arms the progress line about that call; None when
+    progress speech is off. The line is disarmed when the reply ends: a reply that is an answer
+    says none, and the calls a reply makes arm it again as they run, due at the same moment."""
+    delay = _progress_delay(turn)
+    if delay is None:
+        yield None
+        return
+
+    def calling(name: str, written: Callable[[], str]) -> None:
+        turn.progress_voice.arm(delay, lambda: _say_progress(turn, name, _arguments(turn, name, written())))
+
+    try:
+        yield calling
+    finally:
+        turn.progress_voice.disarm()
+
+
+def _progress_delay(turn: TurnState) -> float | None:
+    cfg = turn.setup.config
+    return cfg.progress_delay if cfg.progress_speech else None
+
+
+def _arguments(turn: TurnState, name: str, written: str) -> dict[str, Any]:
+    """The arguments of the call to ``name`` in ``written`` (a reply still being written) as far as
+    they can be read: none until the call's JSON is whole, and the line is then the tool's own."""
+    toolset = turn.setup.toolset
+    calls = parse_reply(written, toolset.names, toolset.positional).calls
+    return next((c.arguments for c in calls if c.name == name), {})
+
+
+def _say_progress(turn: TurnState, name: str, arguments: Any) -> None:
+    """The progress line about a call to ``name`` (``_text.progress``), as a step event a host may speak."""
+    spec = turn.setup.toolset.get(name)
     line = progress_line(
-        call.name,
-        call.arguments if isinstance(call.arguments, dict) else {},
+        name,
+        arguments if isinstance(arguments, dict) else {},
         spec.annotations if spec is not None else None,
         turn.lang,
         persona_lines=turn.setup.config.progress_lines,
         hook=turn.setup.progress_hook,
     )
-    turn.emit(Progress(text=line, lang=turn.lang, tool=call.name))
+    turn.emit(Progress(text=line, lang=turn.lang, tool=name))
 
 
 def _execute(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:

@@ -21,8 +21,8 @@ from ovos_utils.fakebus import FakeBus
 
 from ovos_agentic_loop._text.progress import GENERIC_LINES, progress_line
 from ovos_agentic_loop.errors import ConfigError
-from ovos_agentic_loop.events import Progress, StepEvent, ToolCallStep, ToolResult
-from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
+from ovos_agentic_loop.events import ModelCall, Progress, StepEvent, ToolCallStep, ToolResult
+from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, in_chunks, tool_call
 from ovos_agentic_loop_toolboxes.clock import ClockToolBox
 from ovos_agentic_loop_toolboxes.filesystem import FileSystemToolBox
 
@@ -186,3 +186,56 @@ def test_a_hook_that_raises_is_reported_and_the_toolboxs_words_are_said(
     assert engine.continue_chat(user("sleep")).content == "Done."
     assert lines(events) == [GENERIC_LINES["en"]]
     assert any("progress_lines hook" in message and "KeyError" in message for _, message in ovos_log.records)
+
+
+# --- a model that writes slowly: the line comes while it still writes its call ------------------
+
+#: A call to ``add`` written as text, one delta at a time: the tool's name is out in the first.
+SLOW_CALL = ("Action: add\n", "Action Input: ", '{"a": 2, ', '"b": 3', "}", "\n")
+
+
+def slowly(events: list[StepEvent]) -> list[str]:
+    """The kinds of the events that order a line against the model's replies and the tool's run."""
+    kept = (Progress, ModelCall, ToolCallStep, ToolResult)
+    return [e.kind for e in events if isinstance(e, kept)]
+
+
+@pytest.mark.parametrize("mode", ["text", "native"])
+def test_a_call_still_being_written_gets_its_line_before_the_reply_ends(
+    demo_tools: DemoToolBox, mode: str
+) -> None:
+    """The model writes its call over about 1.5 s; the tool's name is out at once, so the line comes
+    at the delay, while the reply still streams, and once: not again while the tool runs. The
+    arguments are not whole yet, so the persona's template that needs them is skipped."""
+    brain = ScriptedBrain([in_chunks(*SLOW_CALL), "Five."], chunk_delay=0.25)
+    engine = engine_with(
+        brain, [demo_tools], progress_delay=0.3, progress_lines={"add": "Adding {a} and {b}."}, mode=mode
+    )
+    events = recorded(engine)
+    assert list(engine.stream_sentences(user("2 + 3?"))) == ["Five."]
+    assert slowly(events) == ["progress", "model_call", "tool_call", "tool_result", "model_call"]
+    assert lines(events) == [GENERIC_LINES["en"]]
+    assert all(GENERIC_LINES["en"] not in (m.content or "") for m in brain.calls[1].messages)
+
+
+def test_the_line_reads_the_calls_arguments_once_they_are_written(demo_tools: DemoToolBox) -> None:
+    """The call is whole after 0.5 s and the reply goes on to 1.5 s: the line at 0.8 s names them."""
+    written = in_chunks("Action: add\n", 'Action Input: {"a": 2, "b": 3}', "\n", " ", " ", " ")
+    brain = ScriptedBrain([written, "Five."], chunk_delay=0.25)
+    template = {"add": "Adding {a} and {b}."}
+    engine = engine_with(brain, [demo_tools], progress_delay=0.8, progress_lines=template)
+    events = recorded(engine)
+    assert list(engine.stream_sentences(user("2 + 3?"))) == ["Five."]
+    assert slowly(events)[:2] == ["progress", "model_call"]
+    assert lines(events) == ["Adding 2 and 3."]
+
+
+def test_a_slow_reply_that_is_an_answer_gets_no_line(demo_tools: DemoToolBox) -> None:
+    """An answer written over about 2 s, past the delay, that even names a tool: no line, during the
+    reply or after it."""
+    answer = "Final Answer: I would add them, and add says five."
+    brain = ScriptedBrain([answer], chunk_delay=0.15, chunk_size=6)
+    engine = engine_with(brain, [demo_tools], progress_delay=0.3)
+    events = recorded(engine)
+    assert list(engine.stream_sentences(user("2 + 3?"))) == ["I would add them, and add says five."]
+    assert lines(events) == []

@@ -15,11 +15,11 @@ ovos-shell-tools without asking and says a progress line after 1 s of silence. T
 client (``voice_bus``, connected by its first turn) is what hears "stop" and sends the confirm and
 step events and the progress line; the first turn pays 70-100 ms for it.
 
-About 45-50 s on 2 busy cores: the three hosts are ready in about 10 s; a turn takes 50-200 ms of
-host and loop time; tests wait out their model's pauses and Sol's ``sleep 6`` (about 16 s
-together); every wait for a message is bounded generously (45-60 s) and ends when it arrives;
-stopping takes up to 7 s (ovos-core 3.7.5a1 at times takes longer than the 5 s grace to exit on
-SIGTERM, and is then killed).
+About 65-70 s on 2 busy cores: the three hosts are ready in about 10 s; a turn takes 50-200 ms of
+host and loop time; tests wait out their model's pauses, Sol's ``sleep 6`` and two replies a slow
+model takes 10 s to write (about 36 s together); every wait for a message is bounded generously
+(45-60 s) and ends when it arrives; stopping takes up to 7 s (ovos-core 3.7.5a1 at times takes
+longer than the 5 s grace to exit on SIGTERM, and is then killed).
 """
 
 from __future__ import annotations
@@ -426,6 +426,57 @@ def test_an_answer_without_a_tool_gets_no_progress_line(
     assert turn.spoken == ["Hello, I am here."]
     played(assistant, turn.speaks[0], mark)
     assert progress_speaks(assistant.recorder.since(mark), session) == []
+
+
+#: How long the scripted model takes to write one slow reply, as a small model on a CPU does.
+SLOW_REPLY_S = 10.0
+
+
+def slowly_written(head: str, rest: str, pieces: int = 20) -> Stream:
+    """``head`` at once, then ``rest`` in ``pieces`` deltas: the reply takes :data:`SLOW_REPLY_S` s."""
+    size = -(-len(rest) // pieces)
+    parts = [chunk(head), *(chunk(rest[i : i + size]) for i in range(0, len(rest), size))]
+    return Stream([*parts, chunk(finish="stop")], delay=SLOW_REPLY_S / len(parts))
+
+
+def test_a_slow_model_writing_its_call_gets_the_line_before_the_call_is_written(
+    assistant: VoiceAssistant, model: Model, session: str
+) -> None:
+    """The model takes 10 s to write its call to Sol's shell tool (the tool's name comes first); the
+    progress line is said before the model has finished writing it (its delay after the question), then
+    exactly one answer. The next question, answered without a tool by a model as slow, gets no line,
+    and its request to the model (ovos-persona's memory of the turn before) holds the answer and not
+    the line."""
+    mark = assistant.recorder.mark()
+    written = slowly_written(  # the tool's name is out at once: the line is due 1 s after the question
+        '<tool_call>{"name": "run_command", ', '"arguments": {"command": "sleep 0"}}</tool_call>'
+    )
+    model.script(written, answer("I ran it."))
+    sent = assistant.send(f"ask {SLOW_PERSONA.lower()} about running a command", session)
+    assistant.finish(sent, timeout=60)
+    heard = assistant.recorder.since(mark)
+    lines = progress_speaks(heard, session)
+    assert [m.data["utterance"] for m in lines] == [SLOW_LINE], [m.data for m in lines]
+    assert lines[0].data["meta"]["tool"] == "run_command"
+    asked = model.server.received_at[model.first] - sent.at  # the host's routing, before the loop
+    print(
+        f"progress line {lines[0].at - sent.at:.2f} s after the question (the model asked after "
+        f"{asked:.2f} s); the call written over {written.sent_at[-1] - written.sent_at[0]:.2f} s"
+    )
+    assert lines[0].at < written.sent_at[-1], "the line waited for the whole call"
+    assert [m.data["utterance"] for m in answers(heard, session)] == ["I ran it."]
+    assert answers(heard, session)[0].at > lines[0].at
+    assert model.requests[1]["messages"][-1]["role"] == "tool", "the written call was not run"
+
+    mark = assistant.recorder.mark()
+    model.script(slowly_written("Nothing more to do, ", "the command ran."))
+    turn = assistant.say(f"ask {SLOW_PERSONA.lower()} about anything else", session, timeout=60)
+    assert turn.spoken == ["Nothing more to do, the command ran."]
+    assert progress_speaks(assistant.recorder.since(mark), session) == []
+    history = json.dumps(model.requests[-1]["messages"], ensure_ascii=False)
+    assert "I ran it." in history, history  # the turn before is remembered...
+    assert SLOW_LINE not in history, history  # ...without its progress line
+    assert model.unused() == 0
 
 
 def stop_during_a_slow_tool(assistant: VoiceAssistant, model: Model, session: str) -> tuple[int, Turn]:
