@@ -11,7 +11,9 @@ Streaming protocol (optional, duck-typed): a brain that defines
                    tools=None, stop=None) -> Iterator[str | AgentMessage]
 
 yields text deltas (``str``) as the model writes them and, last, exactly one
-complete ``AgentMessage`` (content and any ``tool_calls``). The loop uses it to
+complete ``AgentMessage`` (content and any ``tool_calls``). It may also yield a
+:class:`CallNamed` as soon as a native tool call's name is written, before its
+arguments: a voice can then say what it is doing while the model still writes. The loop uses it to
 speak the first sentence of a final answer while the rest is still generated.
 A brain whose ``continue_chat`` accepts a ``stop`` keyword gets the text-protocol
 stop sequences through it; one whose ``continue_chat`` and ``stream_message`` accept
@@ -26,7 +28,7 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
-__all__ = ["RAW_ARGUMENTS_KEY", "AgentMessage", "BrainReply", "MessageRole", "ToolCall"]
+__all__ = ["RAW_ARGUMENTS_KEY", "AgentMessage", "BrainReply", "CallNamed", "MessageRole", "ToolCall"]
 
 RAW_ARGUMENTS_KEY = "__raw_arguments__"
 """When the model's argument text is not a JSON object, a brain sets ``ToolCall.arguments`` to
@@ -47,3 +49,12 @@ class BrainReply(AgentMessage):
     usage: dict[str, Any] | None = field(default=None)
     timings: dict[str, Any] | None = field(default=None)
     finish_reason: str | None = field(default=None)
+
+
+@dataclass(frozen=True)
+class CallNamed:
+    """A streamed reply's native tool call has its name: the model is writing a call to ``name``
+    (its arguments follow). Optional in the streaming protocol; a consumer that wants only text
+    skips it."""
+
+    name: str

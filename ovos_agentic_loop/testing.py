@@ -15,7 +15,9 @@ AgentMessage`` for replies that depend on what the loop sent, or
 ``in_chunks("Let me ", "check. {", ...)``: a reply a streaming call delivers in
 exactly those deltas. Other replies stream in deltas of ``chunk_size`` characters
 (default 4). ``chunk_delay`` (seconds, default 0) is waited before each delta of a streamed
-reply: a model that writes slowly, as one on a CPU does.
+reply: a model that writes slowly, as one on a CPU does. A streamed reply with native tool calls
+then names each call (``messages.CallNamed``) and writes its arguments, a delay each, as
+llama-server streams a call.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import Any, Union
 
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole, ToolCall
+
+from ovos_agentic_loop.messages import CallNamed
 
 __all__ = [
     "BrainCall",
@@ -227,7 +231,7 @@ class ScriptedBrain(ChatEngine):
         units: str | None = None,
         tools: Any = None,
         stop: list[str] | None = None,
-    ) -> Iterator[str | AgentMessage]:
+    ) -> Iterator[str | CallNamed | AgentMessage]:
         """The streaming protocol of ``ovos_agentic_loop.messages``: deltas, then the message."""
         call = self._record(messages, tools, stop, session_id=session_id, streamed=True)
         message, chunks = self._next_streamed(call)
@@ -238,4 +242,10 @@ class ScriptedBrain(ChatEngine):
             if self.chunk_delay:
                 time.sleep(self.chunk_delay)  # a model writing slowly
             yield chunk
+        for tool_call in message.tool_calls or []:  # native calls: each named, then its arguments written
+            if self.chunk_delay:
+                time.sleep(self.chunk_delay)
+            yield CallNamed(tool_call.name)
+            if self.chunk_delay:
+                time.sleep(self.chunk_delay)
         yield message

@@ -24,7 +24,7 @@ from ovos_agentic_loop.brain import (
     BrainUnavailable,
     OpenAIBrain,
 )
-from ovos_agentic_loop.messages import AgentMessage, BrainReply, MessageRole, ToolCall
+from ovos_agentic_loop.messages import AgentMessage, BrainReply, CallNamed, MessageRole, ToolCall
 
 ADD_TOOL = {
     "type": "function",
@@ -378,6 +378,9 @@ def test_stream_message_accumulates_tool_call_deltas(server: FakeOpenAIServer) -
     assert final.finish_reason == "tool_calls"
     assert final.timings == {"predicted_n": 12}
     assert final.usage is not None and final.usage["completion_tokens"] == 12
+    # each call is told by name as soon as the name arrives, before its arguments: a voice can say
+    # what it is doing while the model still writes
+    assert items[:-1] == [CallNamed("add"), CallNamed("now")]
     assert json.loads(json.dumps(server.requests[0]["stream_options"])) == {"include_usage": True}
 
 
@@ -421,8 +424,9 @@ def test_a_stream_cut_before_any_text_is_asked_for_again(server: FakeOpenAIServe
     whole = [chunk(tool_calls=add_call_delta('{"a": 1, "b": 2}')), chunk(finish="tool_calls")]
     server.replies += [Stream([chunk(tool_calls=add_call_delta('{"a": 1'))], done=False), Stream(whole)]
     items = list(brain_for(server, max_retries=1).stream_message([user("1+2")], tools=[ADD_TOOL]))
-    assert len(items) == 1 and isinstance(items[0], BrainReply)
-    assert items[0].tool_calls == [ToolCall(id="c1", name="add", arguments={"a": 1, "b": 2})]
+    assert items[0] == CallNamed("add")  # named once, though both attempts named it
+    assert len(items) == 2 and isinstance(items[1], BrainReply)
+    assert items[1].tool_calls == [ToolCall(id="c1", name="add", arguments={"a": 1, "b": 2})]
     assert len(server.requests) == 2
 
 

@@ -34,6 +34,7 @@ from ovos_agentic_loop._runtime import cancellation as cancellation
 from ovos_agentic_loop._runtime.cancellation import CancelScope, TurnInterrupted
 from ovos_agentic_loop._runtime.daemon_pool import shared_pool
 from ovos_agentic_loop.errors import BrainDeadlineReached, BrainError, ShuttingDown
+from ovos_agentic_loop.messages import CallNamed
 
 __all__ = ["BrainCallTimeout", "BrainHandle", "call_brain"]
 
@@ -133,8 +134,9 @@ def _pass_shutdown(future: Future[None], items: queue.SimpleQueue[Any]) -> None:
 
 def call_brain(
     brain: BrainHandle, messages: list[AgentMessage], **options: Any
-) -> Iterator[str | AgentMessage]:
-    """Yield text deltas (when streaming) and, last, the complete reply message.
+) -> Iterator[str | CallNamed | AgentMessage]:
+    """Yield text deltas and each native call's name (``CallNamed``) when streaming, and, last,
+    the complete reply message.
 
     A call the loop stops waiting for (its deadline passed, the caller stopped reading, the user
     interrupted the turn: ``interrupt``) is cancelled: a brain that supports it closes the
@@ -144,7 +146,7 @@ def call_brain(
     finished = False
     try:
         for item in _call_brain(brain, messages, scope=scope, **options):
-            finished = not isinstance(item, str)  # the reply message comes last
+            finished = isinstance(item, AgentMessage)  # the reply message comes last
             yield item
     finally:
         if not finished:
@@ -166,7 +168,7 @@ def _call_brain(
     session_key: str | None = None,
     response_format: dict[str, Any] | None = None,
     interrupt: CancelScope | None = None,
-) -> Iterator[str | AgentMessage]:
+) -> Iterator[str | CallNamed | AgentMessage]:
     kwargs: dict[str, Any] = {"session_id": session_id, "lang": lang, "units": units}
     if response_format is not None and brain.accepts_response_format:
         kwargs["response_format"] = response_format
@@ -208,7 +210,7 @@ def _call_brain(
 
 def _replies(
     brain: BrainHandle, items: queue.SimpleQueue[Any], deadline: float
-) -> Iterator[str | AgentMessage]:
+) -> Iterator[str | CallNamed | AgentMessage]:
     """What the brain's thread hands over, until its reply: the deadline and an interruption decide
     by what is read, never by which thread woke first."""
     reply: AgentMessage | None = None
@@ -238,7 +240,7 @@ def _replies(
             raise item
         if isinstance(item, AgentMessage):
             reply = item
-        elif isinstance(item, str) and item:
+        elif isinstance(item, CallNamed) or (isinstance(item, str) and item):
             yield item
     if reply is None:
         raise BrainError(f"brain {brain.name!r} returned no message")

@@ -19,6 +19,7 @@ from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.tool_steps import while_calls_are_written
 from ovos_agentic_loop._turn.transcript import rendered
 from ovos_agentic_loop.events import ModelCall
+from ovos_agentic_loop.messages import CallNamed
 
 __all__ = ["STOP_SEQUENCES", "ask_with_tools", "brain_messages", "call", "offered_specs", "warm_up"]
 
@@ -65,7 +66,7 @@ def call(
     utterance = turn.speaker.reply(say)
     reply: AgentMessage | None = None
     for item in _brain_stream(turn, messages, stream, tools, stop, response_format):
-        if not isinstance(item, str):
+        if isinstance(item, AgentMessage):
             reply = item
         elif out := utterance.hear(item):
             yield out
@@ -83,8 +84,8 @@ def _brain_stream(
     tools: list[dict[str, Any]] | None,
     stop: bool,
     response_format: dict[str, Any] | None,
-) -> Iterator[str | AgentMessage]:
-    """The brain's deltas, then its message, within the turn's deadline."""
+) -> Iterator[str | CallNamed | AgentMessage]:
+    """The brain's deltas (and its native calls' names), then its message, within the turn's deadline."""
     return call_brain(
         turn.setup.brain,
         messages,

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from ovos_agentic_loop._text.protocol import CALL_NAME_SPAN, call_being_written
 from ovos_agentic_loop._text.stream_gate import MAX_STREAMED_CHARS, FinalAnswerGate, Speech
+from ovos_agentic_loop.messages import CallNamed
 
 __all__ = ["Calling", "Gate", "Pass", "Say", "Speaker", "Utterance"]
 
@@ -71,10 +72,16 @@ class Utterance:
         """How many characters of this reply went out, separators included."""
         return self._voice.passed_chars
 
-    def hear(self, delta: str) -> str:
-        """What of ``delta`` may be said now ("" while the reply is held)."""
+    def hear(self, delta: str | CallNamed) -> str:
+        """What of ``delta`` may be said now ("" while the reply is held, and for a native call's
+        name: never said, but the turn is told of the call as of one written in the text)."""
         say = self._say
         if say is None:
+            return ""
+        if isinstance(delta, CallNamed):
+            if self._calling is not None and not self._told and delta.name in say.tools:
+                self._told = True
+                self._calling(delta.name, lambda: self._watched)
             return ""
         if self._calling is not None and len(self._watched) < MAX_STREAMED_CHARS:
             self._watch(self._calling, say.tools, delta)

@@ -57,7 +57,7 @@ from ovos_agentic_loop.errors import (
     BrainRequestError,
     BrainUnavailable,
 )
-from ovos_agentic_loop.messages import AgentMessage, BrainReply, MessageRole
+from ovos_agentic_loop.messages import AgentMessage, BrainReply, CallNamed, MessageRole
 
 if TYPE_CHECKING:  # the runtime imports are deferred: see the module docstring
     import openai
@@ -482,8 +482,9 @@ class OpenAIBrain(ChatEngine):
         deadline: float | None = None,
         session_key: str | None = None,
         response_format: dict[str, Any] | None = None,
-    ) -> Iterator[str | AgentMessage]:
-        """Text deltas as they arrive, then one ``BrainReply`` with the accumulated tool calls.
+    ) -> Iterator[str | CallNamed | AgentMessage]:
+        """Text deltas as they arrive (and a ``CallNamed`` as each native tool call gets its
+        name), then one ``BrainReply`` with the accumulated tool calls.
 
         A stream that ends without ``[DONE]`` or a ``finish_reason`` raises
         :class:`BrainBadResponse` instead of the final message: its tool calls never run.
@@ -501,13 +502,19 @@ class OpenAIBrain(ChatEngine):
             key=session_key,
             response_format=response_format,
         )
+        named = 0  # calls named so far: an attempt after a broken one names them once only
         for retry in range(self.settings.max_retries + 1):
-            said = False
+            said, naming = False, 0
             try:
                 clock = self._clock(deadline)
                 opened = self._call(lambda c: self._open_stream(c, body, headers), clock=clock)
                 for item in self._read_stream(opened, clock):
                     said = said or isinstance(item, str)
+                    if isinstance(item, CallNamed):
+                        naming += 1
+                        if naming <= named:
+                            continue
+                        named = naming
                     yield item
                 return
             except _StreamBrokeOff as exc:
@@ -516,7 +523,9 @@ class OpenAIBrain(ChatEngine):
                     raise
                 LOG.warning("%s; asking again (retry %d)", exc, retry + 1)
 
-    def _read_stream(self, stream: Stream[object], clock: RetryClock) -> Iterator[str | AgentMessage]:
+    def _read_stream(
+        self, stream: Stream[object], clock: RetryClock
+    ) -> Iterator[str | CallNamed | AgentMessage]:
         import openai  # loaded by now: only for the error classes below
 
         text: list[str] = []
@@ -540,6 +549,8 @@ class OpenAIBrain(ChatEngine):
                             text.append(content)
                             yield content
                         calls.add(delta.get("tool_calls"))
+                        for name in calls.new_names():
+                            yield CallNamed(name)
         except openai.APITimeoutError as exc:
             raise self._translate(exc, clock) from exc
         except openai.APIConnectionError as exc:  # the connection broke mid-stream: the server was reached

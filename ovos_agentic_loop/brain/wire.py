@@ -128,6 +128,7 @@ class ToolCallAccumulator:
     """Reassembles tool calls from streamed deltas (keyed by their ``index``)."""
 
     _calls: dict[int, _PartialCall] = field(default_factory=dict)
+    _announced: int = 0  # how many calls' names ``new_names`` has given
 
     def add(self, delta_calls: list[dict[str, Any]] | None) -> None:
         """Add the ``tool_calls`` of one streamed delta (JSON objects, as the server sent them)."""
@@ -148,6 +149,13 @@ class ToolCallAccumulator:
     def pending(self) -> int:
         """How many calls have started arriving."""
         return len(self._calls)
+
+    def new_names(self) -> list[str]:
+        """The names of the calls named since the last ask, in order: a call is known by its name
+        before its arguments are written."""
+        named = [p.name for _, p in sorted(self._calls.items()) if p.name]
+        fresh, self._announced = named[self._announced :], max(self._announced, len(named))
+        return fresh
 
     def calls(self) -> list[ToolCall]:
         return [

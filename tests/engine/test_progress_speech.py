@@ -239,3 +239,16 @@ def test_a_slow_reply_that_is_an_answer_gets_no_line(demo_tools: DemoToolBox) ->
     events = recorded(engine)
     assert list(engine.stream_sentences(user("2 + 3?"))) == ["I would add them, and add says five."]
     assert lines(events) == []
+
+
+def test_a_native_call_gets_its_line_once_it_is_named_before_its_arguments_are_written(
+    demo_tools: DemoToolBox,
+) -> None:
+    """llama-server streams a native call's name first and its arguments after: the line comes
+    when the name is out (the turn silent past the delay), before the reply ends, and once."""
+    brain = ScriptedBrain([tool_call("add", a=2, b=3), "Five."], chunk_delay=0.5)
+    engine = engine_with(brain, [demo_tools], progress_delay=0.2, mode="native")
+    events = recorded(engine)
+    assert list(engine.stream_sentences(user("2 + 3?"))) == ["Five."]
+    assert slowly(events) == ["progress", "model_call", "tool_call", "tool_result", "model_call"]
+    assert len(lines(events)) == 1
