@@ -82,14 +82,33 @@ def call_format(text_mode: bool) -> str:
 _MINUS_WORDS = {"en": "minus", "de": "minus", "pt": "menos"}
 
 
+#: Words that hold a number word and are no number: "quinze por cento" is fifteen percent, which
+#: the parser (0.19) read as "15 por 100" (and the bundled model then as 15 / 400).
+_KEPT_WORDS = {"pt": "por cento", "es": "por ciento"}
+
+
 @lru_cache(maxsize=64)
 def in_digits(answer: str, lang: str | None) -> str:
     """``answer`` with numbers written as words turned into digits ("three hundred fifty-two point
     five" -> 352.5), by the OVOS ecosystem's own multilingual parser; imported only when needed.
     A minus after a number is the operation and stays a word ("7 minus 12"); any other is the
-    next number's sign ("minus five celsius" -> "-5 celsius").
+    next number's sign ("minus five celsius" -> "-5 celsius"). A percent said in words stays
+    words ("15 por cento").
     Cached: one answer is read by ``stated_in`` and then ``contradicted_by``."""
     code = language_code(lang)
+    kept = _KEPT_WORDS.get(code)
+    if kept is None:
+        return _signed_digits(answer, code)
+    # split with the words kept: pieces[1::2] are the words as written, the rest the text between
+    pieces = re.split(rf"\b({kept})\b", answer, flags=re.IGNORECASE)
+    text = _signed_digits(pieces[0], code)
+    for words, piece in zip(pieces[1::2], pieces[2::2], strict=True):
+        text = f"{text.rstrip()} {words} {_signed_digits(piece, code).lstrip()}"
+    return text.strip()
+
+
+def _signed_digits(answer: str, code: str) -> str:
+    """``in_digits`` of text without kept words: a minus word is the operation or a sign."""
     minus = _MINUS_WORDS.get(code)
     if minus is None:
         return _digits(answer, code)

@@ -28,6 +28,9 @@ def said(brain: ScriptedBrain, call: int = 0) -> list[str]:
         ("quanto é dezassete vezes vinte e três", "pt-PT", "quanto é 17 vezes 23"),
         ("was ist zweihundertvierzig geteilt durch acht", "de-DE", "was ist 240 geteilt durch 8"),
         ("how many grams is two and a half pounds", "en-US", "how many grams is 2.5 pounds"),
+        # a percent said in words stays words: "por cento" is no hundred
+        ("quanto é quinze por cento de quatrocentos", "pt-PT", "quanto é 15 por cento de 400"),
+        ("y el treinta por ciento", "es-ES", "y el 30 por ciento"),
     ],
 )
 def test_spelled_numbers_reach_the_model_in_digits(
