@@ -35,7 +35,7 @@ def maths() -> list:
             "pt-PT",
             "20 / 100 * 300",
             "20% of 340",
-            "quanto é 20 por 100 de 340",
+            "quanto é 20 por cento de 340",
         ),
         (
             "was sind zweihundert euro plus neunzehn prozent",
