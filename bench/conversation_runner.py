@@ -206,10 +206,14 @@ def run_conversation(
         shutil.rmtree(sandbox, ignore_errors=True)
         raise
     model_calls: list[int] = [0]
+    tool_calls: list[str] = []  # this turn's calls, "name {arguments}", as the loop ran them
 
     def on_step(event: Any) -> None:
         if event.kind == "model_call":
             model_calls[0] += 1
+        elif event.kind == "tool_call":
+            arguments = json.dumps(getattr(event, "arguments", {}), ensure_ascii=False, default=str)
+            tool_calls.append(f"{getattr(event, 'name', '')} {arguments}")
 
     engine.add_step_listener(on_step)
     history: list[Any] = []
@@ -220,6 +224,7 @@ def run_conversation(
                 (Path(sandbox) / rel).write_text(content)
             messages = [*history, AgentMessage(role=MessageRole.USER, content=turn["say"])]
             model_calls[0] = 0
+            tool_calls.clear()
             start = dt.datetime.now(dt.timezone.utc)
             t0 = time.perf_counter()
             first: float | None = None
@@ -243,6 +248,7 @@ def run_conversation(
                     "ok": right,
                     "why": "" if right else why,
                     "model_calls": model_calls[0],
+                    "tool_calls": list(tool_calls),
                     "first_sentence": first,
                     "seconds": seconds,
                     "answer": answer[:300],
@@ -251,7 +257,7 @@ def run_conversation(
             )
             log(
                 f"  {conversation['id']} turn {number}: {'right' if right else 'WRONG (' + why + ')'}, "
-                f"{model_calls[0]} calls, {seconds:.1f} s  {answer[:80]!r}"
+                f"{model_calls[0]} calls, {seconds:.1f} s  {answer[:80]!r}  tools: {tool_calls}"
             )
             history += [
                 AgentMessage(role=MessageRole.USER, content=turn["say"]),
@@ -358,14 +364,16 @@ def markdown(results: list[dict[str, Any]], context: dict[str, Any], interrupted
         )
     lines += [
         "",
-        "| conversation | turn | said | verdict | model calls | first sentence, s | turn, s | answer |",
-        "|---|---|---|---|---|---|---|---|",
+        "| conversation | turn | said | verdict | model calls | tool calls | first sentence, s | turn, s "
+        "| answer |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         for t in r["turns"]:
             verdict = "right" if t["ok"] else f"wrong: {t['why']}"
             lines.append(
                 f"| {r['id']} | {t['turn']} | {_cell(t['say'])} | {verdict} | {t['model_calls']} | "
+                f"{_cell('; '.join(t.get('tool_calls') or []))} | "
                 f"{_seconds(t['first_sentence'])} | {t['seconds']:.2f} | {_cell(t['answer'][:160])} |"
             )
     errors = [
