@@ -16,11 +16,24 @@ from ovos_agentic_loop._tools.observations import ToolOutcome
 LOG = ovos_logger(__name__)
 
 
-__all__ = ["MAX_RESULT_CHARS", "RememberedCall", "RememberedTurn", "dumps", "loads", "ran_calls"]
+__all__ = [
+    "MAX_RESULT_CHARS",
+    "RememberedCall",
+    "RememberedTurn",
+    "dumps",
+    "kept_result",
+    "loads",
+    "ran_calls",
+]
 
 #: A remembered result longer than this is cut: the earlier turns go into every later prompt, and
 #: on a CPU each of their tokens is read again whenever the server's prompt cache lost them.
 MAX_RESULT_CHARS = 1500
+
+
+def kept_result(observation: str) -> str:
+    """A tool result as the memory keeps it: cut at :data:`MAX_RESULT_CHARS`."""
+    return observation if len(observation) <= MAX_RESULT_CHARS else observation[:MAX_RESULT_CHARS] + "…"
 
 
 @dataclass(frozen=True)
@@ -75,9 +88,7 @@ def ran_calls(
         outcome = outcomes.get(at)
         if outcome is None or not outcome.ok:
             continue
-        result = outcome.observation
-        if len(result) > MAX_RESULT_CHARS:
-            result = result[:MAX_RESULT_CHARS] + "…"
+        result = kept_result(outcome.observation)
         call = outcome.call
         arguments = call.arguments if isinstance(call.arguments, dict) else {}
         calls.append(RememberedCall(f"{id_prefix}{len(calls)}", call.name, dict(arguments), result, step))

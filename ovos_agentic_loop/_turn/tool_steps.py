@@ -12,6 +12,7 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
+from ovos_agentic_loop._memory.records import kept_result
 from ovos_agentic_loop._runtime.cancellation import TurnInterrupted
 from ovos_agentic_loop._text.progress import progress_line
 from ovos_agentic_loop._text.protocol import parse_reply
@@ -22,7 +23,46 @@ from ovos_agentic_loop._turn.speaker import Calling
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.events import Notice, Progress, ToolCallStep, ToolResult
 
-__all__ = ["correct", "recheck", "remind", "run_tools", "while_calls_are_written"]
+__all__ = [
+    "READ_AGAIN_NOTE",
+    "correct",
+    "read_again",
+    "recheck",
+    "remind",
+    "run_tools",
+    "while_calls_are_written",
+]
+
+
+#: After a remembered read whose file changed since: the model answers from what it holds now.
+READ_AGAIN_NOTE = "\n(Read again for this question: the file changed since it was first read.)"
+
+
+def read_again(turn: TurnState) -> None:
+    """The files the conversation's earlier turns read (its reader tool's remembered calls) are read
+    again before the model is asked: a file is a fact that can change ("I changed the list, how many
+    things are on it now" was answered from the old list, the model never reading it again). A
+    result that changed replaces the remembered one, with a note; one that did not stays as it was,
+    byte for byte, so the server's prompt cache still holds the conversation."""
+    found = turn.setup.toolset.with_role("reader") if turn.earlier_calls else None
+    if found is None:
+        return
+    asked = turn.transcript[: turn.question_end]
+    reads = {
+        c.id: c
+        for m in asked
+        if m.role == MessageRole.ASSISTANT
+        for c in m.tool_calls or []
+        if c.id in turn.earlier_calls and c.name == found[0].name
+    }
+    results = {at: reads[m.tool_call_id] for at, m in enumerate(asked) if m.tool_call_id in reads}
+    if not results:
+        return
+    for (at, call), outcome in zip(results.items(), _execute(turn, list(results.values())), strict=True):
+        now = kept_result(outcome.observation)
+        if now != turn.transcript[at].content:
+            turn.emit(Notice(message=f"read again, changed since: {call.name} {call.arguments}"))
+            turn.transcript[at] = replace(turn.transcript[at], content=now + READ_AGAIN_NOTE)
 
 
 def correct(turn: TurnState, message: str, notice: str, kept: str | None) -> None:

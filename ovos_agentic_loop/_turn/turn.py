@@ -63,6 +63,7 @@ class Turn(TurnState):
         shortlisted = {"offered": [t.name for t in self.offered.tools()]} if self.offered else {}
         self.emit(TurnStart(mode=self.mode, tools=self.setup.toolset.names, data=shortlisted))
         try:
+            tool_steps.read_again(self)
             self._make_first_calls()
             decision = yield from self._next(stream)
             while True:

@@ -6,6 +6,7 @@ bounds hold; a correction redoes the last calculation; a call that waited for a 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
+from ovos_agentic_loop._turn.tool_steps import READ_AGAIN_NOTE
 from ovos_agentic_loop.events import StepEvent
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
 
@@ -344,3 +346,41 @@ def test_a_call_carried_out_after_a_yes_is_remembered(demo_tools: DemoToolBox) -
     brain.add("Fine.")
     engine.continue_chat([*history, user("Thanks")], session_id="s")
     assert remembered_calls(brain.calls[-1]) == [{"a": 40, "b": 2}]
+
+
+# --- a file is a fact that can change: read again on the next turn -------------------------------
+
+LIST = "shopping.txt"
+
+
+def read_list(engine: Any, brain: ScriptedBrain, history: list[AgentMessage], answer: str) -> str:
+    brain.add(answer)
+    return engine.continue_chat(history, session_id="kitchen").content
+
+
+def remembered_read(call: BrainCall) -> str:
+    """The result of the remembered read_file call in a request."""
+    return next(m.content for m in call.messages if m.role == MessageRole.TOOL)
+
+
+@pytest.mark.parametrize("changed", [True, False])
+def test_a_file_an_earlier_turn_read_is_read_again_and_a_change_replaces_it(
+    tmp_path: Path, changed: bool
+) -> None:
+    (tmp_path / LIST).write_text("milk\neggs\nbread\n")
+    files = find_toolbox_plugins()["ovos-filesystem-tools"](config={"root_path": str(tmp_path)})
+    brain = ScriptedBrain([tool_call("read_file", path=LIST), "Milk, eggs and bread."])
+    engine = engine_with(brain, [files])
+    first = engine.continue_chat([user("whats on my shopping list")], session_id="kitchen").content
+    read_first = brain.calls[-1].messages[-1].content
+    if changed:
+        (tmp_path / LIST).write_text("milk\nsoap\n")
+    history = [user("whats on my shopping list"), said(first), user("how many things are on it now")]
+    read_list(engine, brain, history, "Two." if changed else "Three.")
+
+    sent = remembered_read(brain.calls[-1])
+    if changed:
+        assert "soap" in sent and "eggs" not in sent and sent.endswith(READ_AGAIN_NOTE)
+    else:
+        assert sent == read_first  # byte for byte: the server's prompt cache still holds it
+    brain.assert_complete()
