@@ -516,6 +516,13 @@ def test_stop_during_a_slow_tool_ends_the_turn_and_the_next_call_never_runs(
     assert [f["data"].get("reason") for f in finals] == ["stopped"], finals
     assert not (assistant.files / "late.txt").exists(), "the call after the stopped one ran"
     assert len(model.requests) == 1, "the model was asked again after the stop"
+    # what a listener waits: from "stop" on the bus to the turn's end (printed, not bounded here)
+    said_stop = [
+        m.at for m in heard if m.type == "recognizer_loop:utterance" and m.data.get("utterances") == ["stop"]
+    ]
+    ended = [m.at for m in heard if m.type == STEP and m.data.get("kind") == "final"]
+    if said_stop and ended:
+        print(f"\nstop to the turn's end: {ended[-1] - said_stop[0]:.2f} s")
 
 
 # --- the right behaviour where it is missing today (strict xfails) ------------------------------
