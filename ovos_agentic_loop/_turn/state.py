@@ -110,6 +110,9 @@ class TurnState:
     earlier_calls: frozenset[str] = frozenset()
     #: Calls the loop makes first, before the model's (a correction of the last turn, made again).
     first_calls: tuple[ToolCall, ...] = ()
+    #: What the model is told after the question of files the earlier turns read that changed since
+    #: (``tool_steps.read_again``); "" when none did.
+    changed_since: str = ""
 
     def __post_init__(self) -> None:
         # A reply to a question asked in the message before it, read before the marks are removed:

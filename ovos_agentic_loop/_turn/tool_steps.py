@@ -24,7 +24,7 @@ from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop.events import Notice, Progress, ToolCallStep, ToolResult
 
 __all__ = [
-    "READ_AGAIN_NOTE",
+    "READ_AGAIN",
     "correct",
     "read_again",
     "recheck",
@@ -34,16 +34,14 @@ __all__ = [
 ]
 
 
-#: After a remembered read whose file changed since: the model answers from what it holds now.
-READ_AGAIN_NOTE = "\n(Read again for this question: the file changed since it was first read.)"
-
-
 def read_again(turn: TurnState) -> None:
     """The files the conversation's earlier turns read (its reader tool's remembered calls) are read
     again before the model is asked: a file is a fact that can change ("I changed the list, how many
     things are on it now" was answered from the old list, the model never reading it again). A
-    result that changed replaces the remembered one, with a note; one that did not stays as it was,
-    byte for byte, so the server's prompt cache still holds the conversation."""
+    result that changed replaces the remembered one, and the model is told so after the question
+    (``changed_since``: where it looks; a note inside the result was not enough; not in the
+    transcript, which the rules read as what the user said); one that did not change stays
+    as it was, byte for byte, so the server's prompt cache still holds the conversation."""
     found = turn.setup.toolset.with_role("reader") if turn.earlier_calls else None
     if found is None:
         return
@@ -56,13 +54,25 @@ def read_again(turn: TurnState) -> None:
         if c.id in turn.earlier_calls and c.name == found[0].name
     }
     results = {at: reads[m.tool_call_id] for at, m in enumerate(asked) if m.tool_call_id in reads}
-    if not results:
-        return
+    changed: list[str] = []
     for (at, call), outcome in zip(results.items(), _execute(turn, list(results.values())), strict=True):
         now = kept_result(outcome.observation)
         if now != turn.transcript[at].content:
             turn.emit(Notice(message=f"read again, changed since: {call.name} {call.arguments}"))
-            turn.transcript[at] = replace(turn.transcript[at], content=now + READ_AGAIN_NOTE)
+            turn.transcript[at] = replace(turn.transcript[at], content=now)
+            changed.append(
+                str(call.arguments.get(found[1].argument, "")) if isinstance(call.arguments, dict) else ""
+            )
+    if changed:
+        named = ", ".join(dict.fromkeys(c for c in changed if c)) or "a file"
+        turn.changed_since = READ_AGAIN.format(files=named, tool=found[0].name)
+
+
+#: Told after the question when a file an earlier turn read has changed since.
+READ_AGAIN = (
+    "Note: {files} changed since it was read earlier in this conversation; the {tool} result above now "
+    "shows what it holds. Answer from it, not from the earlier answers."
+)
 
 
 def correct(turn: TurnState, message: str, notice: str, kept: str | None) -> None:

@@ -17,7 +17,7 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop._turn.tool_steps import READ_AGAIN_NOTE
+from ovos_agentic_loop._turn.tool_steps import READ_AGAIN
 from ovos_agentic_loop.events import StepEvent
 from ovos_agentic_loop.testing import BrainCall, ScriptedBrain, tool_call
 
@@ -379,8 +379,13 @@ def test_a_file_an_earlier_turn_read_is_read_again_and_a_change_replaces_it(
     read_list(engine, brain, history, "Two." if changed else "Three.")
 
     sent = remembered_read(brain.calls[-1])
+    last = brain.calls[-1].messages[-1]
     if changed:
-        assert "soap" in sent and "eggs" not in sent and sent.endswith(READ_AGAIN_NOTE)
+        assert "soap" in sent and "eggs" not in sent
+        # told where it looks: after the question
+        assert last.role == MessageRole.USER
+        assert last.content == READ_AGAIN.format(files=LIST, tool="read_file")
     else:
         assert sent == read_first  # byte for byte: the server's prompt cache still holds it
+        assert last.content.startswith("how many things are on it now")
     brain.assert_complete()
