@@ -1,7 +1,8 @@
-"""An unstated result: the answer comes right after tool results, talks about the call, and
-holds none of their values ("This is the result of the calculation.", "The command executed
-successfully"). The bundled model on its stock template says this after most single calls.
-The loop asks for the answer with the result, quoted.
+"""An unstated result: the answer comes right after tool results, talks about the call (in
+English) or says the user's question back (in any language), and holds none of their values ("This
+is the result of the calculation.", "The command executed successfully", "Quanto é 15 por cento de
+400?"). The bundled model on its stock template says this after most single calls. The loop asks
+for the answer with the result, quoted.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ovos_plugin_manager.templates.agents import MessageRole
 
 from ovos_agentic_loop._rules.base import Nudge, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
 
 __all__ = ["MAX_QUOTED_CHARS", "UNSTATED_RESULT", "ResultValues", "unstated_message"]
@@ -41,6 +43,7 @@ _NARRATION = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_TOKEN = re.compile(r"\w+")
 
 
 def unstated_message(values: str) -> str:
@@ -146,9 +149,26 @@ def _detect(view: TurnView) -> str | None:
     none of their values: the values it should have stated."""
     texts = _to_state(view)
     values = ResultValues.of(texts)
-    if values is None or not _NARRATION.search(view.answer) or values.stated_in(view.answer):
+    if (
+        values is None
+        or not (_narrates(view) or _echoes_question(view))
+        or values.stated_in(view.answer, view.lang)
+    ):
         return None
     return "; ".join(texts)
+
+
+def _narrates(view: TurnView) -> bool:
+    """An English answer that speaks of the call or its result ("the result of the calculation")."""
+    return language_code(view.lang) == "en" and _NARRATION.search(view.answer) is not None
+
+
+def _echoes_question(view: TurnView) -> bool:
+    """The answer is the user's question said back, in any language: after the calculator returned
+    60, "quanto é quinze por cento de quatrocentos" was answered "Quanto é 15 por cento de 400?"."""
+    asked = {w.lower() for w in _TOKEN.findall(in_digits(view.question, view.lang))}
+    said = [w.lower() for w in _TOKEN.findall(view.answer)]
+    return len(said) >= 3 and sum(w in asked for w in said) >= 0.6 * len(said)
 
 
 UNSTATED_RESULT: Rule[str] = Rule(
@@ -157,7 +177,6 @@ UNSTATED_RESULT: Rule[str] = Rule(
     _detect,
     lambda values: Nudge(UNSTATED_RESULT.description, unstated_message(values)),
     description="the result is not stated",
-    languages=frozenset({"en"}),
     # It judges an answer, so it is decided before any of it is spoken: corrected after speech,
     # the voice would say a second answer. Held: an answer right after results to state, until
     # the text written so far states one of them ("36 is 15% of 240." is spoken as it comes).
