@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
+from ovos_agentic_loop._rules.operands import said_numbers
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import call_format, grounded, numbers
 
@@ -24,7 +25,10 @@ __all__ = ["HEAD_ARITHMETIC"]
 _CALCULATION = re.compile(
     r"%|\b(?:percent\w*|per cent|sum|total|add(?:ed)? up|multipl\w*|times|divid\w*|average|mean|"
     r"median|compute|calculat\w*|how many (?:days|weeks|months|years|hours|minutes)|difference|"
-    r"product|square root|convert\w*|interest|discount|fahrenheit|celsius|centigrade|kelvin)\b",
+    r"product|square root|convert\w*|interest|discount|fahrenheit|celsius|centigrade|kelvin|"
+    # the same asked in pt, es, de ("e trinta por ciento" was answered 210 in the head: 30% of 350)
+    r"vezes|veces|mal|geteilt|por cento|por ciento|prozent|soma|suma|summe|média|media|promedio|"
+    r"durchschnitt|raiz|raíz|wurzel)\b",
     re.IGNORECASE,
 )
 # "1." / "2)" opening a line of a numbered list: a step's number, not a result.
@@ -52,7 +56,7 @@ def _may_apply(view: TurnView) -> bool:
 def _detect(view: TurnView) -> Unworked | None:
     if not _may_apply(view) or view.calculator is None:
         return None
-    known = view.known_numbers
+    known = said_numbers(view)  # the question's spelled numbers too, in the session's language
     for number in numbers(_LIST_MARKER.sub("", view.answer)):
         if not grounded(number, known):
             return Unworked(number, view.calculator, call_format(view.text_mode))
@@ -73,7 +77,6 @@ HEAD_ARITHMETIC: Rule[Unworked] = Rule(
     _detect,
     _respond,
     description="head arithmetic",
-    languages=frozenset({"en"}),
     needs=frozenset({Need.CALCULATOR}),
     holds_stream=True,
     may_apply=_may_apply,

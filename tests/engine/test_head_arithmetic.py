@@ -142,3 +142,19 @@ def test_a_temperature_from_the_converter_stands(maths: ToolBox) -> None:
     )
     assert answer.content == "98.6 °F is 37 °C."
     brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "made_up", "answer"),
+    [
+        ("cuánto es el treinta por ciento de trescientos cincuenta", "es-ES", "Es 210.", "Es 105."),
+        ("quanto é dezassete vezes vinte e três", "pt-PT", "É 230.", "É 391."),
+        ("was ist zweihundertvierzig geteilt durch acht", "de-DE", "Das ist 25.", "Das ist 30."),
+    ],
+)
+def test_a_calculation_asked_in_another_language_is_sent_to_the_calculator_too(
+    question: str, lang: str, made_up: str, answer: str, maths: ToolBox
+) -> None:
+    brain = ScriptedBrain([made_up, tool_call("evaluate_expression", expression="1 + 1"), answer])
+    assert engine_with(brain, [maths]).continue_chat(user(question), lang=lang).content == answer
+    assert "evaluate_expression" in brain.calls[1].last.content  # told to calculate it with the tool
