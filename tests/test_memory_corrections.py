@@ -20,6 +20,8 @@ from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
         ("eu disse setenta em vez de dezassete", "pt-PT", Correction(70, 17)),
         ("no, quería decir setenta", "es-ES", Correction(70)),
         ("no, I meant seventy", "pt-PT", Correction(70)),  # English is read in any session
+        ("sorry not twelve fifteen", "en-US", Correction(15, 12)),  # the wrong one, then the meant one
+        ("no, not twelve, but fifteen", "en-US", Correction(15, 12)),
     ],
 )
 def test_a_correction_names_the_number_meant(utterance: str, lang: str, expected: Correction) -> None:
@@ -34,6 +36,8 @@ def test_a_correction_names_the_number_meant(utterance: str, lang: str, expected
         "I meant the other one",  # no number: the model reads it
         "I meant 70 times 20",  # a question said again
         "and seventy?",  # a follow-up, not a correction
+        "no not now",  # no number
+        "sorry not twelve",  # only the wrong number: the model reads it
     ],
 )
 def test_other_utterances_are_no_correction(utterance: str) -> None:

@@ -3,7 +3,8 @@ its calculation made again with the corrected number.
 
 Deterministic and small, on purpose. The utterance must open with a correction phrase of its
 language (or English) and name one number, optionally the one it replaces ("seventy, not
-seventeen", "setenta em vez de dezassete"). The last turn must have made exactly one call of the
+seventeen", "setenta em vez de dezassete"), or, in English, name the wrong number and then the
+meant one ("sorry, not twelve, fifteen"). The last turn must have made exactly one call of the
 calculator (the tool its toolbox declared so), whose expression holds every number of that turn's
 question exactly once, as digits: only then is it known which number of the expression came from
 which words. The replaced number is the one the correction names, else the first number of the
@@ -68,10 +69,20 @@ class Correction:
         return _written(self.value)
 
 
+# "sorry, not twelve, fifteen": the wrong number first, then the one meant (English: the parser
+# reads "doze quinze" as 27, so the two numbers of this form can be told apart only in English).
+_NOT_FIRST = re.compile(r"(?:(?:no|nope|sorry|oops|oh)[\s,.!]+)+not\s+(?P<rest>.+)$")
+
+
 def correction_in(utterance: str, lang: str | None) -> Correction | None:
     """The correction ``utterance`` makes of the last turn, or None when it is no correction."""
     code = language_code(lang)
     text = utterance.strip().lower()
+    if code == "en" and (found := _NOT_FIRST.match(text)):
+        rest = found.group("rest")
+        pair = _numbers(rest, "en")
+        if len(pair) == 2 and _only_a_number(rest, "en", _FILLERS["en"] | {"but"}):
+            return Correction(pair[1], pair[0])
     for language in dict.fromkeys((code, "en")):
         lead = _LEADS.get(language)
         found = re.match(lead, text) if lead is not None else None
