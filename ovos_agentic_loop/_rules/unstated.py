@@ -1,8 +1,9 @@
 """An unstated result: the answer comes right after tool results, talks about the call (in
-English) or says the user's question back (in any language), and holds none of their values ("This
-is the result of the calculation.", "The command executed successfully", "Quanto é 15 por cento de
-400?"). The bundled model on its stock template says this after most single calls. The loop asks
-for the answer with the result, quoted.
+English), says the user's question back (in any language) or follows the calculator's result, and
+holds none of their values ("This is the result of the calculation.", "The command executed
+successfully", "Quanto é 15 por cento de 400?", "Thank you for the information." after 75). The
+bundled model on its stock template says this after most single calls. The loop asks for the
+answer with the result, quoted. A short answer after any other tool ("Done.") stands.
 """
 
 from __future__ import annotations
@@ -145,17 +146,27 @@ def _may_apply(view: TurnView) -> bool:
 
 
 def _detect(view: TurnView) -> str | None:
-    """An answer right after tool results that talks about the call or its result and states
-    none of their values: the values it should have stated."""
+    """An answer right after tool results that talks about the call, says the question back or
+    follows a calculation, and states none of their values: the values it should have stated."""
     texts = _to_state(view)
     values = ResultValues.of(texts)
-    if (
-        values is None
-        or not (_narrates(view) or _echoes_question(view))
-        or values.stated_in(view.answer, view.lang)
-    ):
+    if values is None or values.stated_in(view.answer, view.lang):
+        return None
+    if not (_narrates(view) or _echoes_question(view) or _calculated(view)):
         return None
     return "; ".join(texts)
+
+
+def _calculated(view: TurnView) -> bool:
+    """The results the transcript ends with include the calculator's: what was asked is its number,
+    so an answer without it answers nothing ("Thank you for the information." after 900 / 12 = 75)."""
+    for at in range(len(view.transcript) - 1, -1, -1):
+        if view.transcript[at].role != MessageRole.TOOL:
+            return False
+        outcome = view.outcomes.get(at)
+        if outcome is not None and outcome.ok and outcome.call.name == view.calculator:
+            return True
+    return False
 
 
 def _narrates(view: TurnView) -> bool:

@@ -4,6 +4,8 @@ answered "Quanto é 15 por cento de 400?" after the calculator returned 60."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from engine_helpers import engine_with, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
@@ -43,4 +45,31 @@ def test_an_answer_that_states_the_result_with_the_questions_words_stands() -> N
         user("quanto é quinze por cento de quatrocentos"), lang="pt-PT"
     )
     assert reply.content == stated
+    brain.assert_complete()
+
+
+def test_any_answer_without_the_calculators_number_is_sent_back_with_it() -> None:
+    maths = find_toolbox_plugins()["ovos-math-tools"](config={})
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="900 / 12"),
+            "Thank you for the information.",
+            "It is 75.",
+        ]
+    )
+    assert (
+        engine_with(brain, [maths]).continue_chat(user("divide nine hundred by twelve")).content
+        == "It is 75."
+    )
+    assert "75" in brain.calls[-1].messages[-1].content
+
+
+def test_done_after_a_calculation_is_no_answer_but_after_another_tool_it_stands(
+    demo_tools: Any,
+) -> None:
+    maths = find_toolbox_plugins()["ovos-math-tools"](config={})
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="15% of 240"), "Done.", "It is 36."])
+    assert engine_with(brain, [maths]).continue_chat(user("What is 15% of 240?")).content == "It is 36."
+    brain = ScriptedBrain([tool_call("add", a=1, b=2), "Done."])
+    assert engine_with(brain, [demo_tools]).continue_chat(user("add 1 and 2 to the tally")).content == "Done."
     brain.assert_complete()
