@@ -28,7 +28,11 @@ _CALCULATION = re.compile(
     r"product|square root|convert\w*|interest|discount|fahrenheit|celsius|centigrade|kelvin|"
     # the same asked in pt, es, de ("e trinta por ciento" was answered 210 in the head: 30% of 350)
     r"vezes|veces|mal|geteilt|por cento|por ciento|prozent|soma|suma|summe|média|media|promedio|"
-    r"durchschnitt|raiz|raíz|wurzel)\b",
+    r"durchschnitt|raiz|raíz|wurzel)\b"
+    # a quantity asked in another unit ("and how many miles is that", "and in meters": the stock
+    # template wrote the conversion out as a formula in prose, no tool called)
+    r"|\b(?:in|to|into|how many|how much)\s+(?:\w+\s+)?(?:miles?|kilomet\w*|km|met(?:er|re)s?|feet|foot|"
+    r"inch(?:es)?|pounds?|lbs?|kilos?|kilograms?|kg|grams?|ounces?|oz|lit(?:er|re)s?|gallons?|cups?)\b",
     re.IGNORECASE,
 )
 # "1." / "2)" opening a line of a numbered list: a step's number, not a result.

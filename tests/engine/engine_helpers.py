@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ovos_plugin_manager.agents import load_chat_plugin
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop.testing import ScriptedBrain
+from ovos_agentic_loop.testing import BrainCall, ScriptedBrain
 
 
 def user(text: str) -> list[AgentMessage]:
@@ -46,3 +47,14 @@ def streamed_and_answered(
             results.append(list(engine.stream_sentences(user(question))))
         brain.assert_complete()
     return results[0], results[1], results[2]
+
+
+_RESULT = re.compile(r'"result":\s*"?([^",}]+)')
+
+
+def saying_the_result(call: BrainCall) -> str:
+    """A scripted last answer that states the calculator's result, as an answer must (an answer
+    after a calculation that does not say its number is sent back)."""
+    found = _RESULT.search(call.messages[-1].content or "")
+    assert found, f"no result in the last message: {call.messages[-1].content!r}"
+    return f"It is {found.group(1)}."

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from engine_helpers import engine_with, user
+from engine_helpers import engine_with, saying_the_result, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agents import MessageRole
 
@@ -52,7 +52,7 @@ def maths() -> list:
 def test_a_call_that_dropped_the_users_minus_is_sent_back_with_the_call_signed(
     question: str, tool: str, wrong: dict, right: dict, said: str
 ) -> None:
-    brain = ScriptedBrain([tool_call(tool, **wrong), tool_call(tool, **right), "ok"])
+    brain = ScriptedBrain([tool_call(tool, **wrong), tool_call(tool, **right), saying_the_result])
     engine_with(brain, maths()).continue_chat(user(question))
     held = brain.calls[1].last
     assert held.role == MessageRole.TOOL and held.content.startswith("Not run:")
@@ -89,7 +89,7 @@ def test_a_call_that_dropped_the_users_minus_is_sent_back_with_the_call_signed(
     ],
 )
 def test_a_call_with_the_users_signs_runs_at_once(question: str, tool: str, arguments: dict) -> None:
-    brain = ScriptedBrain([tool_call(tool, **arguments), "ok"])
+    brain = ScriptedBrain([tool_call(tool, **arguments), saying_the_result])
     engine_with(brain, maths()).continue_chat(user(question))
     assert '"result"' in brain.calls[1].last.content
     brain.assert_complete()

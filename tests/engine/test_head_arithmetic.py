@@ -145,16 +145,33 @@ def test_a_temperature_from_the_converter_stands(maths: ToolBox) -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "lang", "made_up", "answer"),
+    ("question", "lang", "made_up", "expression", "answer"),
     [
-        ("cuánto es el treinta por ciento de trescientos cincuenta", "es-ES", "Es 210.", "Es 105."),
-        ("quanto é dezassete vezes vinte e três", "pt-PT", "É 230.", "É 391."),
-        ("was ist zweihundertvierzig geteilt durch acht", "de-DE", "Das ist 25.", "Das ist 30."),
+        (
+            "cuánto es el treinta por ciento de trescientos cincuenta",
+            "es-ES",
+            "Es 210.",
+            "30% of 350",
+            "Es 105.",
+        ),
+        ("quanto é dezassete vezes vinte e três", "pt-PT", "É 230.", "17 * 23", "É 391."),
+        ("was ist zweihundertvierzig geteilt durch acht", "de-DE", "Das ist 25.", "240 / 8", "Das ist 30."),
     ],
 )
 def test_a_calculation_asked_in_another_language_is_sent_to_the_calculator_too(
-    question: str, lang: str, made_up: str, answer: str, maths: ToolBox
+    question: str, lang: str, made_up: str, expression: str, answer: str, maths: ToolBox
 ) -> None:
-    brain = ScriptedBrain([made_up, tool_call("evaluate_expression", expression="1 + 1"), answer])
+    brain = ScriptedBrain([made_up, tool_call("evaluate_expression", expression=expression), answer])
     assert engine_with(brain, [maths]).continue_chat(user(question), lang=lang).content == answer
     assert "evaluate_expression" in brain.calls[1].last.content  # told to calculate it with the tool
+
+
+@pytest.mark.parametrize(
+    "question", ["and how many miles is that", "and in meters", "how many pounds is seventy kilos"]
+)
+def test_a_quantity_asked_in_another_unit_is_a_calculation(question: str, maths: ToolBox) -> None:
+    worked = "To convert, multiply by the factor: 315 km x 0.621371 = 195.73 miles."
+    brain = ScriptedBrain(
+        [worked, tool_call("unit_convert", value=315, from_unit="km", to_unit="mi"), "195.7 miles."]
+    )
+    assert engine_with(brain, [maths]).continue_chat(user(question)).content == "195.7 miles."

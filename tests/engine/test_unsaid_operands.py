@@ -9,7 +9,7 @@ calculated as ``325 * 0.25``, "quanto é vinte por cento de trezentos e quarenta
 from __future__ import annotations
 
 import pytest
-from engine_helpers import engine_with, user
+from engine_helpers import engine_with, saying_the_result, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agents import MessageRole
 
@@ -53,7 +53,7 @@ def test_a_calculation_with_a_number_nobody_said_is_sent_back(
         [
             tool_call("evaluate_expression", expression=wrong),
             tool_call("evaluate_expression", expression=right),
-            "ok",
+            saying_the_result,
         ]
     )
     engine = engine_with(brain, maths())
@@ -85,7 +85,7 @@ def test_a_calculation_with_a_number_nobody_said_is_sent_back(
     ],
 )
 def test_a_calculation_with_the_users_numbers_runs_at_once(question: str, expression: str) -> None:
-    brain = ScriptedBrain([tool_call("evaluate_expression", expression=expression), "ok"])
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression=expression), saying_the_result])
     engine_with(brain, maths()).continue_chat(user(question))
     assert '"result"' in brain.calls[1].last.content
     brain.assert_complete()
