@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop._text.protocol import parse_reply
 
 __all__ = [
@@ -61,12 +62,22 @@ _FORCED_WHY = {
 MAX_SAID_RESULT_CHARS = 300
 
 
-def plain_result(texts: Sequence[str]) -> str:
-    """The results said plainly, after a last answer that could not state them itself (a value
-    two calls both returned is said once: "The result was: 8000; 8000." was heard)."""
+#: The sentence that says the results plainly, in the session's language (English otherwise): a
+#: German session heard "The result was: 161.8." read by an English phrase with a colon.
+_PLAIN_RESULT = {
+    "en": "The result is {said}.",
+    "pt": "O resultado é {said}.",
+    "es": "El resultado es {said}.",
+    "de": "Das Ergebnis ist {said}.",
+}
+
+
+def plain_result(texts: Sequence[str], lang: str | None = None) -> str:
+    """The results said plainly, in ``lang``, after a last answer that could not state them itself
+    (a value two calls both returned is said once: "8000; 8000" was heard)."""
     joined = "; ".join(dict.fromkeys(texts))
     said = joined if len(joined) <= MAX_SAID_RESULT_CHARS else joined[:MAX_SAID_RESULT_CHARS] + "…"
-    return f"The result was: {said}."
+    return _PLAIN_RESULT.get(language_code(lang), _PLAIN_RESULT["en"]).format(said=said)
 
 
 def forced_instruction(reason: str, max_iterations: int) -> str:

@@ -69,8 +69,8 @@ def grounded(turn: TurnState, answer: str, reason: str) -> str:
         return NOT_FOUND
     if not answer:
         apology = out_of_steps(turn.setup.config.max_iterations) if reason == "max_iterations" else NO_ANSWER
-        return apology if values is None else f"{apology} {plain_result(texts)}"
+        return apology if values is None else f"{apology} {plain_result(texts, turn.lang)}"
     if values is not None and values.contradicted_by(answer, view.known_numbers, turn.lang):
         turn.emit(Notice(message="the forced answer contradicts the results; the loop says them"))
-        return plain_result(texts)
+        return plain_result(texts, turn.lang)
     return answer

@@ -9,6 +9,7 @@ from conftest import DemoToolBox
 from engine_helpers import engine_with, user
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
+from ovos_agentic_loop._turn.endings import plain_result
 from ovos_agentic_loop._turn.reading import EMPTY_REPLY, REPEATED_RESULT
 from ovos_agentic_loop.errors import BrainError
 from ovos_agentic_loop.events import ToolResult
@@ -31,7 +32,7 @@ def test_forced_answer_that_is_still_a_call_becomes_a_clear_sentence(demo_tools:
     engine = engine_with(brain, [demo_tools], max_iterations=1)
     answer = engine.continue_chat(user("?")).content
     # the loop says the result the model could not state (a grounded answer)
-    assert answer == "I'm sorry, I could not finish that within 1 steps. The result was: 2.0."
+    assert answer == "I'm sorry, I could not finish that within 1 steps. The result is 2.0."
 
 
 def test_asking_again_for_the_result_just_given_goes_to_the_answer(demo_tools: DemoToolBox) -> None:
@@ -272,3 +273,16 @@ def test_one_call_written_twice_in_a_reply_runs_once(demo_tools: DemoToolBox) ->
     assert answer.content == "2 plus 3 is 5."
     results = [m for m in brain.calls[1].messages if m.role == MessageRole.TOOL]
     assert len(results) == 1 and "note" not in results[0].content.lower()
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("de-DE", "Das Ergebnis ist 2.0."),
+        ("pt-PT", "O resultado é 2.0."),
+        ("es", "El resultado es 2.0."),
+        ("fr-FR", "The result is 2.0."),
+    ],
+)
+def test_the_result_the_loop_says_itself_is_in_the_sessions_language(lang: str, said: str) -> None:
+    assert plain_result(["2.0"], lang) == said

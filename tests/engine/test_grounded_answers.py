@@ -40,15 +40,15 @@ def test_the_echo_of_an_argument_is_no_result_an_answer_states() -> None:
     answer = engine_with(brain, maths()).continue_chat(
         user("whats fifteen percent of two thousand three hundred and fifty")
     )
-    assert answer.content == "The result was: 352.5."  # one value for the quantity, not two
+    assert answer.content == "The result is 352.5."  # one value for the quantity, not two
 
 
 @pytest.mark.parametrize(
     ("forced", "expected"),
     [
         # mangled into words that do not say 352.5: the loop says the result instead
-        ("It is thirty-five twenty-five.", "The result was: 352.5."),
-        ("It is 350.", "The result was: 352.5."),
+        ("It is thirty-five twenty-five.", "The result is 352.5."),
+        ("It is 350.", "The result is 352.5."),
         # said in words that do say it: left alone
         ("It is three hundred fifty-two point five.", "It is three hundred fifty-two point five."),
         ("It is 352.5.", "It is 352.5."),
@@ -66,7 +66,7 @@ def test_a_contradicted_forced_answer_is_never_spoken_before_the_result() -> Non
     """By voice: the guess is held while it streams, and only the result is heard."""
     brain = ScriptedBrain([PERCENT, PERCENT, "It is 350."])
     said = list(engine_with(brain, maths()).stream_sentences(user("15% of 2350?")))
-    assert " ".join(said).strip() == "The result was: 352.5."
+    assert " ".join(said).strip() == "The result is 352.5."
 
 
 def test_a_forced_answer_the_results_bear_out_is_spoken_as_written() -> None:

@@ -104,5 +104,5 @@ def test_forced_answer_after_talk_is_joined_not_glued(demo_tools: DemoToolBox) -
     engine = engine_with(brain, [demo_tools], max_iterations=1)
     text = "".join(engine.stream_tokens(user("17+23?")))
     assert text == (
-        "Checking. Checking again. I'm sorry, I could not finish that within 1 steps. The result was: 40.0."
+        "Checking. Checking again. I'm sorry, I could not finish that within 1 steps. The result is 40.0."
     )
