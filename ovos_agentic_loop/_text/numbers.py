@@ -135,13 +135,19 @@ def said_in_digits(text: str, lang: str | None) -> str:
     return converted if any(float(n) != 1 for n in added) else text
 
 
+# Punctuation that ends a word: the parser reads "four." as no number ("Two plus two is four."
+# stated no result), so it is set apart for the parser and put back after.
+_WORD_END = re.compile(r"(?<=\w)([.,!?;:])(?=\s|$)")
+_SET_APART = re.compile(r" ([.,!?;:])(?=\s|$)")
+
+
 def _digits(text: str, lang: str) -> str:
     if not text.strip():
         return text
     try:
         from ovos_number_parser import numbers_to_digits
 
-        return str(numbers_to_digits(text, lang=lang))
+        return _SET_APART.sub(r"\1", str(numbers_to_digits(_WORD_END.sub(r" \1", text), lang=lang)))
     except Exception as exc:  # noqa: BLE001 - a language it lacks, or a parser error: no spelled numbers then
         ovos_logger(__name__).debug(f"numbers in words not read ({lang}): {type(exc).__name__}: {exc}")
         return text

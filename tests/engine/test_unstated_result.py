@@ -97,6 +97,8 @@ def test_a_status_code_is_not_a_result(shell: ToolBox) -> None:
         "15% of 240 is 36.",
         "The result of the calculation is 36.",
         "The calculation gives thirty-six, that is 36.0.",
+        "It is thirty-six.",  # a number in words before the full stop
+        "Thirty six, I think.",
     ],
 )
 def test_answers_that_state_the_result_stand(reply: str, maths: ToolBox) -> None:
