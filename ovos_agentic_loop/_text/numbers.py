@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from ovos_plugin_manager.templates.agents import AgentMessage
@@ -99,12 +99,12 @@ def in_digits(answer: str, lang: str | None) -> str:
     kept = _KEPT_WORDS.get(code)
     if kept is None:
         return _signed_digits(answer, code)
-    # split with the words kept: pieces[1::2] are the words as written, the rest the text between
-    pieces = re.split(rf"\b({kept})\b", answer, flags=re.IGNORECASE)
-    text = _signed_digits(pieces[0], code)
-    for words, piece in zip(pieces[1::2], pieces[2::2], strict=True):
-        text = f"{text.rstrip()} {words} {_signed_digits(piece, code).lstrip()}"
-    return text.strip()
+    return _around(
+        kept,
+        answer,
+        lambda piece: _signed_digits(piece, code),
+        lambda text, word, rest: f"{text} {word} {rest}",
+    )
 
 
 def _signed_digits(answer: str, code: str) -> str:
@@ -112,16 +112,25 @@ def _signed_digits(answer: str, code: str) -> str:
     minus = _MINUS_WORDS.get(code)
     if minus is None:
         return _digits(answer, code)
-    # split with the word kept: pieces[1::2] are the minus words as written, the rest the text between
-    pieces = re.split(rf"\b({minus})\b", answer, flags=re.IGNORECASE)
-    text = _digits(pieces[0], code)
+    return _around(minus, answer, lambda piece: _digits(piece, code), _minus)
+
+
+def _minus(text: str, word: str, digits: str) -> str:
+    """After a number a minus word is the operation ("7 minus 12"), before one a sign ("-5
+    celsius"), and with no number beside it a word ("plus or minus a bit")."""
+    sign = not re.search(r"\d\s*$", text) and re.match(r"\d", digits)
+    return f"{text} -{digits}" if sign else f"{text} {word} {digits}"
+
+
+def _around(words: str, text: str, read: Callable[[str], str], join: Callable[[str, str, str], str]) -> str:
+    """``text`` read piece by piece around ``words`` (a regex alternative), each piece by ``read``,
+    joined back by ``join(text so far, the words as written, the next piece read)``; the parser
+    drops the spaces at the pieces' ends."""
+    pieces = re.split(rf"\b({words})\b", text, flags=re.IGNORECASE)
+    done = read(pieces[0])
     for word, piece in zip(pieces[1::2], pieces[2::2], strict=True):
-        digits = _digits(piece, code).lstrip()
-        sign = not re.search(r"\d\s*$", text) and re.match(r"\d", digits)
-        # after a number it is the operation ("7 minus 12"), before one a sign ("-5 celsius"), and
-        # with no number beside it a word ("plus or minus a bit"); the parser drops the spaces
-        text = f"{text.rstrip()} -{digits}" if sign else f"{text.rstrip()} {word} {digits}"
-    return text.strip()
+        done = join(done.rstrip(), word, read(piece).lstrip())
+    return done.strip()
 
 
 def said_in_digits(text: str, lang: str | None) -> str:

@@ -42,9 +42,9 @@ class Pass:
 @dataclass(frozen=True)
 class Say:
     """How one model call's reply is spoken. ``gate`` decides what of the streamed text may be
-        said, before the turn's own gate (protocol is never spoken). ``hold``: the reply is the turn's
-        to speak, but only once the turn is over (:meth:`Speaker.rest`), or once ``release`` says so of
-        the reply written so far (its deltas then go through the gates as if never held). ``calling``
+    said, before the turn's own gate (protocol is never spoken). ``hold``: the reply is the turn's
+    to speak, but only once the turn is over (:meth:`Speaker.rest`), or once ``release`` says so of
+    the reply written so far (its deltas then go through the gates as if never held). ``calling``
     is told, once, when the reply names one of ``tools`` in a call it is still writing: the tool's
     name, and how to read the reply written so far (for the call's arguments, as far as written)."""
 
@@ -79,9 +79,8 @@ class Utterance:
         if say is None:
             return ""
         if isinstance(delta, CallNamed):
-            if self._calling is not None and not self._told and delta.name in say.tools:
-                self._told = True
-                self._calling(delta.name, lambda: self._watched)
+            if self._calling is not None and delta.name in say.tools:
+                self._tell(self._calling, delta.name)
             return ""
         if self._calling is not None and len(self._watched) < MAX_STREAMED_CHARS:
             self._watch(self._calling, say.tools, delta)
@@ -104,6 +103,11 @@ class Utterance:
             return  # the text is still kept: the call's arguments are read from it
         name = call_being_written(self._watched, tools, start)
         if name is not None:
+            self._tell(calling, name)
+
+    def _tell(self, calling: Calling, name: str) -> None:
+        """Tell the turn, once per reply, of the call to ``name`` being written."""
+        if not self._told:
             self._told = True
             calling(name, lambda: self._watched)
 
