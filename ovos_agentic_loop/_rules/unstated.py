@@ -18,6 +18,7 @@ from ovos_agentic_loop._rules.base import Nudge, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
+from ovos_agentic_loop._tools.observations import ToolOutcome
 
 __all__ = ["MAX_QUOTED_CHARS", "UNSTATED_RESULT", "ResultValues", "unstated_message"]
 
@@ -111,11 +112,7 @@ def _to_state(view: TurnView) -> list[str]:
     "I saved hi to note.txt." states the result of a write whose output is ``bytes_written: 2``.
     The command runner changes things too, but its output is what it was run for. Decided from
     the typed outcomes and the tools' own annotations, never from the answer's words."""
-    outcomes = []
-    for at in range(len(view.transcript) - 1, -1, -1):
-        if view.transcript[at].role != MessageRole.TOOL:
-            break
-        outcomes.append(view.outcomes.get(at))
+    outcomes = _last_outcomes(view)
     if outcomes and all(o is not None and o.ok and _acknowledges(view, o.call.name) for o in outcomes):
         return []
     return view.last_values()
@@ -160,13 +157,17 @@ def _detect(view: TurnView) -> str | None:
 def _calculated(view: TurnView) -> bool:
     """The results the transcript ends with include the calculator's: what was asked is its number,
     so an answer without it answers nothing ("Thank you for the information." after 900 / 12 = 75)."""
+    return any(o is not None and o.ok and o.call.name == view.calculator for o in _last_outcomes(view))
+
+
+def _last_outcomes(view: TurnView) -> list[ToolOutcome | None]:
+    """The outcomes of the TOOL messages the transcript ends with, last first (None: a caller's tool)."""
+    outcomes = []
     for at in range(len(view.transcript) - 1, -1, -1):
         if view.transcript[at].role != MessageRole.TOOL:
-            return False
-        outcome = view.outcomes.get(at)
-        if outcome is not None and outcome.ok and outcome.call.name == view.calculator:
-            return True
-    return False
+            break
+        outcomes.append(view.outcomes.get(at))
+    return outcomes
 
 
 def _narrates(view: TurnView) -> bool:
