@@ -44,8 +44,9 @@ TOOL_ANNOTATIONS_KEY = "x-tool-annotations"
 TOOL_PROGRESS_KEY = "progress"
 
 #: Among those annotations: the role a tool plays for the loop's rules, declared by its toolbox
-#: (never guessed from argument names or description prose): ``{"kind": "calculator" | "reader" |
-#: "runner", "argument": the argument that holds the expression / path / command line, and for a
+#: (never guessed from argument names or description prose): ``{"kind": "calculator" | "converter" |
+#: "reader" | "runner", "argument": the argument that holds the expression / the unit, zone or place
+#: a converter gives its value in ("and in tokyo" changes it) / path / command line, and for a
 #: runner "programs" (the programs it allows; absent: any installed one), for a calculator
 #: "functions" (the functions an expression may call)}``. A tool without one gets no role-based rule.
 TOOL_ROLE_KEY = "role"

@@ -373,6 +373,12 @@ class ClockToolBox(BundledToolBox):
             raise ToolboxConfigError(f"{TOOLBOX_ID}: key 'timezone': {exc}") from None
         super().__init__(TOOLBOX_ID, config, bus)
 
+    def role(self, name: str) -> dict[str, Any] | None:
+        """The time now in a zone, and a time converted to one, are converters: the zone they give
+        the time in."""
+        argument = {"get_current_datetime": "timezone", "convert_timezone": "to_timezone"}.get(name)
+        return {"kind": "converter", "argument": argument} if argument else None
+
     def diagnostics(self) -> list[str]:
         """Status lines for ``doctor``: the zone used when a call names none."""
         return [f"default time zone: {zone_name(self.clock(self.default_zone))}"]

@@ -5,11 +5,12 @@ so "and twenty percent?" or "divide that by four" would be answered from rounded
 remembers each turn's tool calls, their results and the answer as delivered (``records``), in a store
 it shares between turns like its thread pool (``stores``: this process, a file, Redis), and puts the
 calls of the earlier turns back before their answers in the next turn's messages (``conversation``).
-A correction of the last turn ("no, I meant seventy") redoes its calculation (``corrections``).
+A follow-up that changes one thing of the last turn ("no, I meant seventy", "and thirty?", "and in
+tokyo") makes its call again with it changed (``followups``).
 """
 
-from ovos_agentic_loop._memory.conversation import ConversationMemory, Recall, redo_call
-from ovos_agentic_loop._memory.corrections import Correction, corrected_call, correction_in
+from ovos_agentic_loop._memory.conversation import ConversationMemory, Recall, redo_call, results_note
+from ovos_agentic_loop._memory.followups import Correction, Retarget, follow_up_call, follow_up_in
 from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
 
 __all__ = [
@@ -18,7 +19,9 @@ __all__ = [
     "Recall",
     "RememberedCall",
     "RememberedTurn",
-    "corrected_call",
-    "correction_in",
+    "Retarget",
+    "follow_up_call",
+    "follow_up_in",
     "redo_call",
+    "results_note",
 ]

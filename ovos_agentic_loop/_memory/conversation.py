@@ -31,7 +31,13 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, Tool
 from ovos_utils.log import LOG
 
 from ovos_agentic_loop._confirmation import Confirmation, last_user_text
-from ovos_agentic_loop._memory.corrections import Correction, corrected_call, correction_in
+from ovos_agentic_loop._memory.followups import (
+    FollowUp,
+    earlier_results,
+    follow_up_call,
+    follow_up_in,
+    refers_back,
+)
 from ovos_agentic_loop._memory.records import RememberedTurn, dumps, loads, ran_calls
 from ovos_agentic_loop._memory.stores import MemoryStore, StoreDown, open_store
 from ovos_agentic_loop._runtime.session_key import session_key
@@ -47,6 +53,7 @@ __all__ = [
     "Recall",
     "owner_of",
     "redo_call",
+    "results_note",
     "same_text",
 ]
 
@@ -88,9 +95,9 @@ class Recall:
     earlier: tuple[RememberedTurn, ...] = ()
     #: The ids of the calls put back: they were made in earlier turns, not in this one.
     call_ids: frozenset[str] = frozenset()
-    #: The user's words of this turn, and the correction of the last turn they make, if any.
+    #: The user's words of this turn, and what they ask of the last turn (``followups``), if anything.
     question: str = ""
-    correction: Correction | None = None
+    follow_up: FollowUp | None = None
 
     @property
     def last(self) -> RememberedTurn | None:
@@ -150,7 +157,7 @@ class ConversationMemory:
             return Recall(key, list(messages), question=question)
         placed, ids = _placed(messages, earlier)
         return Recall(
-            key, placed, tuple(earlier), ids, question, correction_in(question, lang) if question else None
+            key, placed, tuple(earlier), ids, question, follow_up_in(question, lang) if question else None
         )
 
     def remember(
@@ -245,15 +252,23 @@ def _placed(
 def redo_call(
     recall: Recall, toolset: ToolSet, confirmation: Confirmation, lang: str | None
 ) -> ToolCall | None:
-    """The last turn's calculation with the number the user corrected, when it can be told for sure
-    and runs without a yes; else None (the model sees the remembered call and decides)."""
-    last, correction = recall.last, recall.correction
-    calculator = toolset.with_role("calculator")
-    if last is None or correction is None or calculator is None:
+    """The last turn's call made again for the follow-up (a corrected or new number, a new unit or
+    place), when what it changes can be told for sure and it runs without a yes; else None (the
+    model sees the remembered calls and decides)."""
+    last, follow_up = recall.last, recall.follow_up
+    if last is None or follow_up is None:
         return None
-    spec, role = calculator
-    call = corrected_call(correction, last, spec.name, role.argument, lang)
+    call = follow_up_call(follow_up, last, toolset, lang)
+    spec = toolset.get(call.name) if call is not None else None
+    if call is None or spec is None:
+        return None
     owner = toolset.owners.get(spec.name)
-    if call is None or confirmation.needs_yes(spec, getattr(owner, "config", None)):
-        return None
-    return call
+    return None if confirmation.needs_yes(spec, getattr(owner, "config", None)) else call
+
+
+def results_note(recall: Recall, toolset: ToolSet, lang: str | None) -> str:
+    """For a question that refers back ("divide that by four", "and how many ounces is that"), the
+    earlier turns' calculated results, said again after it; "" for any other question."""
+    if not recall.earlier or not refers_back(recall.question, lang):
+        return ""
+    return earlier_results(recall.earlier, toolset)

@@ -10,14 +10,15 @@ from ovos_agentic_loop_settings import TOOL_ROLE_KEY
 __all__ = ["RoleKind", "ToolRole", "ToolSpec"]
 
 #: The roles a toolbox may declare for a tool (``ovos_agentic_loop_settings.TOOL_ROLE_KEY``).
-RoleKind = Literal["calculator", "reader", "runner"]
+RoleKind = Literal["calculator", "converter", "reader", "runner"]
 
 
 @dataclass(frozen=True)
 class ToolRole:
     """The role a tool's toolbox declared for it: what the rules may take it for.
 
-    ``argument``: the one that holds the expression, the file's path or the command line;
+    ``argument``: the one that holds the expression, the file's path, the command line, or (for a
+    converter: a tool that gives a value in a unit, zone or place) the unit, zone or place;
     ``programs``: a runner's allowed programs (None: any installed one); ``functions``: what a
     calculator's expression may call."""
 

@@ -14,7 +14,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage
 
 from ovos_agentic_loop._confirmation import Confirmation
 from ovos_agentic_loop._confirmation.sessions import running_turns
-from ovos_agentic_loop._memory import Recall, redo_call
+from ovos_agentic_loop._memory import Recall, redo_call, results_note
 from ovos_agentic_loop._turn.state import TurnSetup
 from ovos_agentic_loop._turn.turn import Turn
 
@@ -31,10 +31,12 @@ def turn_of(
     units: str | None,
 ) -> Turn:
     """The turn for ``messages``; with ``recall``, its conversation's earlier calls put back before
-    their answers, and a corrected calculation made again first (``_memory``)."""
+    their answers, and the last turn's call made again first for a follow-up that changes one of
+    its values, else the earlier results a follow-up refers to said after the question (``_memory``)."""
     if recall is None:
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
     redo = redo_call(recall, setup.toolset, confirmation, lang)
+    note = results_note(recall, setup.toolset, lang) if redo is None else ""
     return Turn(
         setup,
         recall.messages,
@@ -43,6 +45,7 @@ def turn_of(
         units=units,
         earlier_calls=recall.call_ids,
         first_calls=(redo,) if redo is not None else (),
+        after_question=[note] if note else [],
     )
 
 

@@ -161,8 +161,8 @@ def offered_specs(turn: TurnState) -> list[dict[str, Any]] | None:
 
 def brain_messages(turn: TurnState) -> list[AgentMessage]:
     """The transcript as this brain takes it: text-protocol form and/or system folded in, what the
-    user said as the model reads it best (``_said``), and after the question what changed since
-    the earlier turns read it (``changed_since``)."""
+    user said as the model reads it best (``_said``), and after the question what the turn tells
+    the model of the earlier turns (``after_question``)."""
     language = answer_language_line(turn.lang)
     transcript = [
         _said(m.content, turn.lang, language)
@@ -170,8 +170,8 @@ def brain_messages(turn: TurnState) -> list[AgentMessage]:
         else m
         for at, m in enumerate(turn.transcript)
     ]
-    if turn.changed_since:  # after the question, before anything the turn adds
-        transcript.insert(turn.question_end, AgentMessage(MessageRole.USER, turn.changed_since))
+    if turn.after_question:  # after the question, before anything the turn adds
+        transcript.insert(turn.question_end, AgentMessage(MessageRole.USER, "\n".join(turn.after_question)))
     return turn.for_brain(rendered(transcript) if turn.setup.text_mode else transcript)
 
 

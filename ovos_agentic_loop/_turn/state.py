@@ -108,11 +108,12 @@ class TurnState:
     #: The ids of the calls of earlier turns the conversation's memory put into ``incoming``
     #: (``_memory``): the rules read them as results the conversation holds, not as this turn's calls.
     earlier_calls: frozenset[str] = frozenset()
-    #: Calls the loop makes first, before the model's (a correction of the last turn, made again).
+    #: Calls the loop makes first, before the model's (the last turn's call, made again for a follow-up).
     first_calls: tuple[ToolCall, ...] = ()
-    #: What the model is told after the question of files the earlier turns read that changed since
-    #: (``tool_steps.read_again``); "" when none did.
-    changed_since: str = ""
+    #: What the model is told after the question, as one message (not in the transcript, which the
+    #: rules read as what the user said): the earlier turns' results a follow-up refers to
+    #: (``_memory.results_note``), files read earlier that changed since (``tool_steps.read_again``).
+    after_question: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # A reply to a question asked in the message before it, read before the marks are removed:

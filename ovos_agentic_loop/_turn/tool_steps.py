@@ -39,7 +39,7 @@ def read_again(turn: TurnState) -> None:
     again before the model is asked: a file is a fact that can change ("I changed the list, how many
     things are on it now" was answered from the old list, the model never reading it again). A
     result that changed replaces the remembered one, and the model is told so after the question
-    (``changed_since``: where it looks; a note inside the result was not enough; not in the
+    (``after_question``: where it looks; a note inside the result was not enough; not in the
     transcript, which the rules read as what the user said); one that did not change stays
     as it was, byte for byte, so the server's prompt cache still holds the conversation."""
     found = turn.setup.toolset.with_role("reader") if turn.earlier_calls else None
@@ -65,7 +65,7 @@ def read_again(turn: TurnState) -> None:
             )
     if changed:
         named = ", ".join(dict.fromkeys(c for c in changed if c)) or "a file"
-        turn.changed_since = READ_AGAIN.format(files=named, tool=found[0].name)
+        turn.after_question.append(READ_AGAIN.format(files=named, tool=found[0].name))
 
 
 #: Told after the question when a file an earlier turn read has changed since.

@@ -99,11 +99,11 @@ class Turn(TurnState):
             return self._cut_off(exc)
 
     def _make_first_calls(self) -> None:
-        """The calls a correction made again (``first_calls``): the model answers with their results
-        in front of it."""
+        """The last turn's call made again for a follow-up (``first_calls``): the model answers with
+        its result in front of it."""
         if self.first_calls:
             made = [c.arguments for c in self.first_calls]
-            self.emit(Notice(message=f"made again for a correction: {made}"))
+            self.emit(Notice(message=f"made again for a follow-up: {made}"))
             tool_steps.run_tools(self, list(self.first_calls), "")
 
     def _cut_off(self, exc: TurnInterrupted | BrainCallTimeout | BrainError) -> AgentMessage:

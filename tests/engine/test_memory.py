@@ -319,6 +319,96 @@ def test_a_correction_the_loop_cannot_place_is_left_to_the_model(maths: ToolBox)
     assert not brain.calls[2].messages[-1].tool_calls and brain.calls[2].messages[-1].role == MessageRole.USER
 
 
+def _tells_the_time(call: BrainCall) -> str:
+    found = json.loads(call.messages[-1].content or "{}")
+    return f"It is {found['time']} in {found['timezone']}."
+
+
+def made_calls(events: list[StepEvent]) -> list[dict[str, Any]]:
+    return [e.data["arguments"] for e in events if e.kind == "tool_call"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "first", "follow_up", "expression"),
+    [
+        ("en-US", "whats twenty five celsius in fahrenheit", "and thirty", "30 * 9 / 5 + 32"),
+        ("pt-PT", "quanto é quinze por cento de quatrocentos", "e vinte por cento", "20% of 400"),
+        ("es-ES", "cuánto es el veinte por ciento de trescientos", "y el treinta por ciento", "30% of 300"),
+    ],
+)
+def test_a_new_number_asks_the_last_question_again_with_it(
+    lang: str, first: str, follow_up: str, expression: str, maths: ToolBox
+) -> None:
+    first_expression = {"en-US": "25 * 9 / 5 + 32", "pt-PT": "15% of 400", "es-ES": "20% of 300"}[lang]
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression=first_expression), _states_the_result])
+    engine = engine_with(brain, [maths])
+    answer = engine.continue_chat([user(first)], session_id="s", lang=lang).content
+    events: list[StepEvent] = []
+    engine.add_step_listener(events.append)
+    brain.add(_states_the_result)
+
+    engine.continue_chat([user(first), said(answer), user(follow_up)], session_id="s", lang=lang)
+
+    assert made_calls(events) == [{"expression": expression}]
+    assert len(brain.calls) == 3  # the model only phrased the answer to the loop's call
+
+
+def test_a_new_number_replaces_the_converted_value(maths: ToolBox) -> None:
+    first = "wie viele meilen sind hundert kilometer"
+    brain = ScriptedBrain(
+        [tool_call("unit_convert", value=100, from_unit="km", to_unit="mi"), "62,14 Meilen."]
+    )
+    engine = engine_with(brain, [maths])
+    answer = engine.continue_chat([user(first)], session_id="s", lang="de-DE").content
+    events: list[StepEvent] = []
+    engine.add_step_listener(events.append)
+    brain.add("124,27 Meilen.")
+
+    engine.continue_chat([user(first), said(answer), user("und zweihundert")], session_id="s", lang="de-DE")
+
+    assert made_calls(events) == [{"value": 200, "from_unit": "km", "to_unit": "mi"}]
+    assert '"result":124.27' in (brain.calls[-1].messages[-1].content or "").replace(" ", "")
+
+
+def test_a_new_place_asks_for_the_time_there() -> None:
+    clock = find_toolbox_plugins()["ovos-clock-tools"](config={})
+    brain = ScriptedBrain([tool_call("get_current_datetime", timezone="Europe/London"), _tells_the_time])
+    engine = engine_with(brain, [clock])
+    answer = engine.continue_chat([user("what time is it in london")], session_id="s").content
+    assert answer.endswith("in Europe/London.")
+    events: list[StepEvent] = []
+    engine.add_step_listener(events.append)
+    brain.add(_tells_the_time)
+
+    history = [user("what time is it in london"), said(answer), user("and in tokyo")]
+    answer = engine.continue_chat(history, session_id="s").content
+
+    assert made_calls(events) == [{"timezone": "tokyo"}]
+    assert answer.endswith("in Asia/Tokyo.")
+
+
+def test_a_question_that_refers_back_is_told_the_earlier_results_after_it(maths: ToolBox) -> None:
+    first = "was ist zweihundertvierzig geteilt durch acht"
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="240 / 8"), _states_the_result])
+    engine = engine_with(brain, [maths])
+    answer = engine.continue_chat([user(first)], session_id="s", lang="de-DE").content
+    brain.add(tool_call("evaluate_expression", expression="30 * 3"), _states_the_result)
+
+    history = [user(first), said(answer), user("und das mal drei")]
+    assert engine.continue_chat(history, session_id="s", lang="de-DE").content == "That is 90."
+
+    asked = brain.calls[2].messages
+    assert asked[-2].role == MessageRole.USER and asked[-2].content.startswith("und das mal 3")
+    assert asked[-1].role == MessageRole.USER
+    assert asked[-1].content == "Results of the earlier turns, the last one last: 240 / 8 = 30."
+    # a question that does not refer back is not told them
+    brain.add("Ich weiß es nicht.")
+    engine.continue_chat(
+        [*history, said("That is 90."), user("wie spät ist es")], session_id="s", lang="de-DE"
+    )
+    assert "Results of the earlier turns" not in (brain.calls[-1].messages[-1].content or "")
+
+
 @pytest.mark.needs_package("ovos_yes_no")
 def test_a_call_that_waited_for_a_yes_is_never_run_by_a_later_turn(demo_tools: DemoToolBox) -> None:
     brain = ScriptedBrain([tool_call("add", a=40, b=2)])

@@ -253,7 +253,10 @@ class MathToolBox(BundledToolBox):
         super().__init__(TOOLBOX_ID, config, bus)
 
     def role(self, name: str) -> dict[str, Any] | None:
-        """evaluate_expression is the calculator: its expression, and the functions it may call."""
+        """evaluate_expression is the calculator: its expression, and the functions it may call;
+        unit_convert a converter: the unit it converts to."""
+        if name == "unit_convert":
+            return {"kind": "converter", "argument": "to_unit"}
         if name != "evaluate_expression":
             return None
         return {"kind": "calculator", "argument": "expression", "functions": sorted(FUNCTIONS)}

@@ -1,0 +1,339 @@
+"""What a follow-up asks of the last turn, read deterministically, and the last turn's call made
+again for it:
+
+- a **correction** ("no, I meant seventy", "não, queria dizer setenta", "sorry, not twelve,
+  fifteen") and a **new number** for the same question ("and thirty?", "e vinte por cento",
+  "y el treinta por ciento", "und zweihundert"): the last turn's call with one number replaced;
+- a **new target** for the same question ("and in tokyo", "and in meters", "y en tokio", "und in
+  Berlin"): the last turn's converter call (a tool whose toolbox declared the argument that holds
+  the unit, zone or place it gives its value in) with that argument replaced by the words said.
+
+Small on purpose. The utterance must open with a correction phrase or an "and" of its language (or
+English) and say one number, or "in" and a few words, and nothing else but filler words. A number
+is placed only where it is known which number of the call came from which words: the last turn's
+one calculation (the tool its toolbox declared the calculator) whose expression holds every number
+of that turn's question exactly once, as digits; else the one argument of the last turn's calls
+whose value is that number. The replaced number is the one the correction names, else the first
+number of the question ("what is 23 times 17" -> "no, I meant seventy": 70 * 17; "fifteen percent
+of 480" -> "and twenty percent": 20% of 480), the one such a follow-up most often restates.
+Anything else (a calculation the model rewrote, a question without numbers, "and by twenty", "and
+take away eighty") is left to the model, which sees the remembered calls and their results.
+
+Numbers in words are read by ovos-number-parser (``_text.numbers.in_digits``), in the session's
+language.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ovos_plugin_manager.templates.agents import ToolCall
+
+from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
+from ovos_agentic_loop._text.language import language_code
+from ovos_agentic_loop._text.numbers import in_digits, numbers
+from ovos_agentic_loop._text.values import plain_number
+from ovos_agentic_loop._tools.toolset import ToolSet
+
+__all__ = [
+    "FOLLOW_UP_CALL_ID",
+    "Correction",
+    "FollowUp",
+    "Retarget",
+    "earlier_results",
+    "follow_up_call",
+    "follow_up_in",
+    "refers_back",
+]
+
+#: The id of the call a follow-up makes again (the last turn's call, made by the loop).
+FOLLOW_UP_CALL_ID = "call_follow_up"
+
+# An opening "no," / "sorry," then the phrase that says the last question held a wrong word.
+_LEADS: dict[str, str] = {
+    "en": r"(?:(?:no|nope|sorry|oops|oh)[\s,.!]+)*(?:i\s+meant|i\s+mean|i\s+said|make\s+(?:it|that))\b",
+    "pt": r"(?:(?:não|nao|desculpa|desculpe|ups)[\s,.!]+)*(?:(?:eu\s+)?queria\s+dizer|(?:eu\s+)?quis\s+dizer"
+    r"|(?:eu\s+)?disse)\b",
+    "es": r"(?:(?:no|perdón|perdon|perdona|uy)[\s,.!]+)*(?:quer[ií]a\s+decir|quise\s+decir|dije)\b",
+    "de": r"(?:(?:nein|sorry|entschuldigung|oh)[\s,.!]+)*(?:ich\s+meinte|ich\s+meine|ich\s+sagte)\b",
+}
+# The "and" that asks the last question again with one thing changed: "and thirty?", "and in tokyo".
+_ALSO: dict[str, str] = {
+    "en": r"(?:and|what\s+about|how\s+about)\b",
+    "pt": r"(?:e)\b",
+    "es": r"(?:y)\b",
+    "de": r"(?:und)\b",
+}
+# What introduces the number a correction replaces: "seventy, not seventeen".
+_INSTEAD: dict[str, str] = {
+    "en": r"\b(?:not|instead\s+of|rather\s+than)\b",
+    "pt": r"\b(?:não|nao|em\s+vez\s+de|em\s+lugar\s+de)\b",
+    "es": r"\b(?:no|en\s+vez\s+de|en\s+lugar\s+de)\b",
+    "de": r"\b(?:nicht|statt|anstatt)\b",
+}
+# The word before a new target: "and in meters", "e em metros", "y en tokio", "und in Berlin".
+_IN: dict[str, str] = {
+    "en": r"(?:in|to)",
+    "pt": r"(?:em|no|na|para)",
+    "es": r"(?:en|a|para)",
+    "de": r"(?:in|nach)",
+}
+# Words a target is not: "and in it", "and in that": the model reads those.
+_NO_TARGET = frozenset(
+    ["it", "that", "this", "there", "them", "isso", "isto", "eso", "esto", "das", "dem", "es"]
+)
+_PUNCTUATION = re.compile(r"[;:!?¿¡\"()]|(?<!\d),|,(?!\d)|\.(?!\d)")
+# The words a follow-up may say beside its number ("I meant the number seventy, actually").
+_FILLER_WORDS = {
+    "en": "the number it that was is to be percent per cent % actually really please sorry",
+    "pt": "o a número era é por cento % na verdade afinal desculpa",
+    "es": "el la número era es por ciento % en realidad perdón",
+    "de": "die das der zahl war ist prozent % eigentlich bitte",
+}
+_FILLERS = {language: frozenset(words.split()) for language, words in _FILLER_WORDS.items()}
+# The words that point back at an earlier result: "divide that by four", "y eso por cuatro".
+_BACK_WORDS = {
+    "en": "that those it this them these result",
+    "pt": "isso isto esse essa esses disso desse resultado",
+    "es": "eso esto ese esa esos resultado",
+    "de": "das dies davon ergebnis",
+}
+_BACK = {language: frozenset(words.split()) for language, words in _BACK_WORDS.items()}
+# A number as a calculator expression writes it (no sign: "-" there is the operation).
+_OPERAND = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The number the user meant (or asks about now), and the one it replaces (None: not said)."""
+
+    value: float
+    replaced: float | None = None
+
+    @property
+    def written(self) -> str:
+        return _written(self.value)
+
+
+@dataclass(frozen=True)
+class Retarget:
+    """The unit, zone or place the user asks the last question's value in now, as said."""
+
+    target: str
+
+
+FollowUp = Correction | Retarget
+
+# "sorry, not twelve, fifteen": the wrong number first, then the one meant (English: the parser
+# reads "doze quinze" as 27, so the two numbers of this form can be told apart only in English).
+_NOT_FIRST = re.compile(r"(?:(?:no|nope|sorry|oops|oh)[\s,.!]+)+not\s+(?P<rest>.+)$")
+
+
+def follow_up_in(utterance: str, lang: str | None) -> FollowUp | None:
+    """What ``utterance`` asks of the last turn, or None when it is no follow-up of these kinds."""
+    code = language_code(lang)
+    text = _PUNCTUATION.sub(" ", utterance.strip().lower()).strip()
+    if code == "en" and (found := _NOT_FIRST.match(utterance.strip().lower())):
+        rest = found.group("rest")
+        pair = _numbers(rest, "en")
+        if len(pair) == 2 and _only_a_number(rest, "en", _FILLERS["en"] | {"but"}):
+            return Correction(pair[1], pair[0])
+    for language in dict.fromkeys((code, "en")):
+        reading = lang if language == code else language  # numbers in the phrase's language
+        for leads in (_LEADS, _ALSO):
+            found = re.match(leads[language], text) if language in leads else None
+            if found is None:
+                continue
+            rest = text[found.end() :].strip()
+            if leads is _ALSO and (target := _target(rest, language)) is not None:
+                return Retarget(target)
+            return _new_number(rest, language, reading)
+    return None
+
+
+def _new_number(text: str, language: str, reading: str | None) -> Correction | None:
+    """The number ``text`` says (and the one it names as replaced); None unless that is all it says."""
+    meant, *rest = re.split(_INSTEAD[language], text, maxsplit=1)
+    value = _numbers(meant, reading)
+    if len(value) != 1 or not _only_a_number(meant, reading, _FILLERS[language]):
+        return None  # no number, a question said again, "the other one": the model reads it
+    replaced = _numbers(rest[0], reading) if rest else []
+    return Correction(value[0], replaced[0] if len(replaced) == 1 else None)
+
+
+def _target(text: str, language: str) -> str | None:
+    found = re.fullmatch(rf"{_IN[language]}\s+(?P<words>[^\d%]+)", text)
+    if found is None:
+        return None
+    words = found.group("words").split()
+    if not 1 <= len(words) <= 4 or any(w in _NO_TARGET for w in words):
+        return None
+    return " ".join(words)
+
+
+def refers_back(utterance: str, lang: str | None) -> bool:
+    """``utterance`` opens with an "and" or points at an earlier result ("divide that by four")."""
+    code = language_code(lang)
+    text = _PUNCTUATION.sub(" ", utterance.strip().lower())
+    words = set(text.split())
+    return any(
+        re.match(_ALSO[language], text.strip()) is not None or bool(words & _BACK[language])
+        for language in dict.fromkeys((code, "en"))
+        if language in _ALSO
+    )
+
+
+def follow_up_call(
+    follow_up: FollowUp, last: RememberedTurn, toolset: ToolSet, lang: str | None
+) -> ToolCall | None:
+    """The last turn's call made again for ``follow_up``, or None when which value it changes
+    cannot be told for sure (see the module's docstring)."""
+    if isinstance(follow_up, Retarget):
+        return _retargeted(follow_up, last, toolset)
+    calculator = toolset.with_role("calculator")
+    if calculator is not None and any(c.name == calculator[0].name for c in last.calls):
+        return _recalculated(follow_up, last, calculator[0].name, calculator[1].argument, lang)
+    return _renumbered(follow_up, last, lang)
+
+
+def _recalculated(
+    correction: Correction, last: RememberedTurn, calculator: str, argument: str, lang: str | None
+) -> ToolCall | None:
+    """The last turn's one calculation with the number replaced."""
+    calls = [c for c in last.calls if c.name == calculator]
+    if len(calls) != 1:
+        return None
+    call = calls[0]
+    expression = call.arguments.get(argument)
+    if not isinstance(expression, str):
+        return None
+    said = list(dict.fromkeys(_numbers(last.question, lang)))
+    operands = [(float(m.group()), m.span()) for m in _OPERAND.finditer(expression)]
+    if not said or any(sum(1 for v, _ in operands if v == n) != 1 for n in said):
+        return None  # the expression does not hold the question's numbers one each, as said
+    target = _replaced(correction, said)
+    if target is None:
+        return None
+    start, end = next(span for v, span in operands if v == target)
+    return _again(call, {argument: expression[:start] + correction.written + expression[end:]})
+
+
+def _renumbered(correction: Correction, last: RememberedTurn, lang: str | None) -> ToolCall | None:
+    """The last turn's call whose one argument holds the replaced number, with the new one."""
+    said = list(dict.fromkeys(_numbers(last.question, lang)))
+    target = _replaced(correction, said)
+    if target is None:
+        return None
+    places = [
+        (c, key) for c in last.calls for key, value in c.arguments.items() if _number_of(value) == target
+    ]
+    if len(places) != 1:
+        return None
+    call, key = places[0]
+    old = call.arguments[key]
+    new: Any = correction.value
+    if isinstance(old, str):
+        new = correction.written
+    elif isinstance(old, int) and correction.value.is_integer():
+        new = int(correction.value)
+    return _again(call, {key: new})
+
+
+def _retargeted(retarget: Retarget, last: RememberedTurn, toolset: ToolSet) -> ToolCall | None:
+    """The last turn's one converter call, asked for its value in the new target."""
+    found: list[tuple[RememberedCall, str]] = []
+    for call in last.calls:
+        spec = toolset.get(call.name)
+        role = spec.role if spec is not None else None
+        if role is not None and role.kind == "converter":
+            found.append((call, role.argument))
+    if len(found) != 1:
+        return None
+    call, argument = found[0]
+    if str(call.arguments.get(argument, "")).strip().lower() == retarget.target:
+        return None
+    return _again(call, {argument: retarget.target})
+
+
+def _replaced(correction: Correction, said: list[float]) -> float | None:
+    """The number of the last question the follow-up replaces; None when it names one not said."""
+    target = correction.replaced if correction.replaced is not None else (said[0] if said else None)
+    if target is None or target not in said or target == correction.value:
+        return None
+    return target
+
+
+def _again(call: RememberedCall, changed: dict[str, Any]) -> ToolCall:
+    return ToolCall(id=FOLLOW_UP_CALL_ID, name=call.name, arguments={**call.arguments, **changed})
+
+
+def _number_of(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str) and re.fullmatch(r"-?\d+(?:\.\d+)?", value.strip()):
+        return float(value)
+    return None
+
+
+def earlier_results(earlier: tuple[RememberedTurn, ...], toolset: ToolSet, most: int = 4) -> str:
+    """The numbers the earlier turns' calculations and conversions gave, oldest first, as one line
+    for the model ("" when none did): what a follow-up's "that" or "those two" points at, said once
+    more after the question, where the bundled model reads it, rather than only in the remembered
+    calls far above it."""
+    found: list[str] = []
+    for turn in earlier:
+        for call in turn.calls:
+            spec = toolset.get(call.name)
+            role = spec.role if spec is not None else None
+            if role is None or role.kind not in ("calculator", "converter"):
+                continue
+            value = _result_value(call.result)
+            if value is not None:
+                found.append(f"{_what(call, role.kind, role.argument)} = {value}")
+    if not found:
+        return ""
+    return "Results of the earlier turns, the last one last: " + "; ".join(found[-most:]) + "."
+
+
+def _result_value(result: str) -> str | None:
+    """The value a calculation or conversion returned (with its unit where it has one)."""
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    value = data.get("result")
+    if isinstance(value, bool) or not isinstance(value, int | float | str) or _number_of(value) is None:
+        return None
+    unit = data.get("to_unit")
+    number = plain_number(float(value)) if isinstance(value, float) else str(value)
+    return f"{number} {unit}" if isinstance(unit, str) and unit else number
+
+
+def _what(call: RememberedCall, kind: str, argument: str) -> str:
+    if kind == "calculator":
+        return str(call.arguments.get(argument, call.name))
+    said = ", ".join(f"{k}={v}" for k, v in call.arguments.items())
+    return f"{call.name}({said})"
+
+
+def _numbers(text: str, lang: str | None) -> list[float]:
+    # ovos-number-parser reads "seventy," as a word: punctuation goes (a comma between digits stays)
+    text = _PUNCTUATION.sub(" ", text).strip()
+    return [float(n) for n in numbers(in_digits(text, lang))] if text else []
+
+
+def _only_a_number(text: str, lang: str | None, fillers: frozenset[str]) -> bool:
+    """``text`` says its number and nothing else but filler words."""
+    words = in_digits(_PUNCTUATION.sub(" ", text), lang).lower().split()
+    return all(w in fillers or re.fullmatch(r"-?\d+(?:[.,]\d+)*%?", w) for w in words)
+
+
+def _written(value: float) -> str:
+    return str(int(value)) if value.is_integer() else repr(value)

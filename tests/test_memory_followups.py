@@ -1,0 +1,229 @@
+"""A follow-up of the last turn, read deterministically: which utterances are corrections, new
+numbers or new targets for the last question, and which value of the last turn's call they replace
+(or that it cannot be told)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ovos_plugin_manager.persona import find_toolbox_plugins
+
+from ovos_agentic_loop._memory.followups import (
+    Correction,
+    Retarget,
+    earlier_results,
+    follow_up_call,
+    follow_up_in,
+    refers_back,
+)
+from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
+from ovos_agentic_loop._tools.toolset import PersonaTools, ToolSet
+
+
+def _bundled_tools() -> ToolSet:
+    plugins = find_toolbox_plugins()
+    toolboxes = [plugins[name](config={}) for name in ("ovos-math-tools", "ovos-clock-tools")]
+    return PersonaTools(toolboxes, engine_name="test").current()
+
+
+TOOLS = _bundled_tools()
+
+
+@pytest.mark.parametrize(
+    ("utterance", "lang", "expected"),
+    [
+        ("no, I meant seventy", "en-US", Correction(70)),
+        ("I meant 70", "en-US", Correction(70)),
+        ("Sorry, I meant 7.5.", "en-US", Correction(7.5)),
+        ("no, I meant seventy, not seventeen", "en-US", Correction(70, 17)),
+        ("não, queria dizer setenta", "pt-PT", Correction(70)),
+        ("eu disse setenta em vez de dezassete", "pt-PT", Correction(70, 17)),
+        ("no, quería decir setenta", "es-ES", Correction(70)),
+        ("no, I meant seventy", "pt-PT", Correction(70)),  # English is read in any session
+        ("sorry not twelve fifteen", "en-US", Correction(15, 12)),  # the wrong one, then the meant one
+        ("no, not twelve, but fifteen", "en-US", Correction(15, 12)),
+    ],
+)
+def test_a_correction_names_the_number_meant(utterance: str, lang: str, expected: Correction) -> None:
+    assert follow_up_in(utterance, lang) == expected
+
+
+@pytest.mark.parametrize(
+    ("utterance", "lang", "expected"),
+    [
+        ("and seventy?", "en-US", Correction(70)),
+        ("and twenty percent", "en-US", Correction(20)),
+        ("what about thirty", "en-US", Correction(30)),
+        ("e vinte por cento", "pt-PT", Correction(20)),
+        ("y el treinta por ciento", "es-ES", Correction(30)),
+        ("und zweihundert", "de-DE", Correction(200)),
+        ("nein ich meinte dreihundert", "de-DE", Correction(300)),
+        ("and in tokyo", "en-US", Retarget("tokyo")),
+        ("And in New York?", "en-US", Retarget("new york")),
+        ("and in meters", "en-US", Retarget("meters")),
+        ("y en tokio", "es-ES", Retarget("tokio")),
+        ("e em lisboa", "pt-PT", Retarget("lisboa")),
+        ("und in Berlin", "de-DE", Retarget("berlin")),
+    ],
+)
+def test_a_follow_up_asks_the_last_question_with_one_thing_changed(
+    utterance: str, lang: str, expected: Correction | Retarget
+) -> None:
+    assert follow_up_in(utterance, lang) == expected
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "what is 23 times 17",  # a new question
+        "no",  # an answer to a question
+        "I meant the other one",  # no number: the model reads it
+        "I meant 70 times 20",  # a question said again
+        "and take away eighty",  # an operation on the result: the model reads it
+        "and by twenty",  # which number "by" replaces: the model reads it
+        "and in it",  # no target
+        "and the square root of eighty one",  # a new question
+        "and how many days are left in it",
+        "no not now",  # no number
+        "sorry not twelve",  # only the wrong number: the model reads it
+    ],
+)
+def test_other_utterances_change_nothing_of_the_last_turn(utterance: str) -> None:
+    assert follow_up_in(utterance, "en-US") is None
+
+
+def turn(question: str, *expressions: str) -> RememberedTurn:
+    calls = tuple(
+        RememberedCall(f"r{i}", "evaluate_expression", {"expression": e}, "{}")
+        for i, e in enumerate(expressions)
+    )
+    return RememberedTurn(question, calls, "answer", 0.0)
+
+
+def redo(correction: str, last: RememberedTurn) -> str | None:
+    call = redone(correction, last)
+    return None if call is None else call["expression"]
+
+
+def redone(utterance: str, last: RememberedTurn, lang: str = "en-US") -> dict[str, Any] | None:
+    found = follow_up_in(utterance, lang)
+    assert found is not None
+    call = follow_up_call(found, last, TOOLS, lang)
+    return None if call is None else call.arguments
+
+
+def called(question: str, name: str, result: str = "{}", **arguments: Any) -> RememberedTurn:
+    return RememberedTurn(question, (RememberedCall("r0", name, arguments, result),), "answer", 0.0)
+
+
+def test_a_bare_correction_replaces_the_first_number_of_the_question() -> None:
+    assert redo("no, I meant seventy", turn("what is 23 times 17", "23*17")) == "70*17"
+    assert redo("I meant 20", turn("what is 15% of 2350", "15% of 2350")) == "20% of 2350"
+
+
+def test_a_correction_that_names_the_wrong_number_replaces_it() -> None:
+    assert redo("I meant 70, not 17", turn("what is 23 times 17", "23 * 17")) == "23 * 70"
+
+
+@pytest.mark.parametrize(
+    ("last", "why"),
+    [
+        (turn("what is 15% of 2350", "2350 * 0.15"), "15 is not in the expression as said"),
+        (turn("what is 23 times 23", "23*23"), "the number is there twice"),
+        (turn("what is 23 times 17", "23*17", "391/2"), "two calculations"),
+        (turn("what time is it"), "no calculation"),
+        (turn("what is the answer", "6*7"), "the question said no number"),
+    ],
+)
+def test_a_correction_the_loop_cannot_place_is_left_to_the_model(last: RememberedTurn, why: str) -> None:
+    assert redo("no, I meant seventy", last) is None, why
+
+
+def test_a_named_number_that_was_not_said_is_left_to_the_model() -> None:
+    assert redo("I meant 70, not 18", turn("what is 23 times 17", "23*17")) is None
+
+
+def test_a_new_number_replaces_the_first_number_of_the_question() -> None:
+    assert redo("and twenty percent", turn("whats 15 percent of 480", "15% of 480")) == "20% of 480"
+    assert redone("and thirty", turn("whats 25 celsius in fahrenheit", "25 * 9 / 5 + 32")) == {
+        "expression": "30 * 9 / 5 + 32"
+    }
+
+
+def test_a_new_number_replaces_the_argument_that_holds_the_number_said() -> None:
+    last = called(
+        "wie viele meilen sind hundert kilometer", "unit_convert", value=100, from_unit="km", to_unit="mi"
+    )
+    assert redone("und zweihundert", last, "de-DE") == {"value": 200, "from_unit": "km", "to_unit": "mi"}
+
+
+def test_a_new_number_is_left_to_the_model_where_no_argument_holds_the_number_said() -> None:
+    last = called(
+        "how many pounds is sixty kilograms", "unit_convert", value=27.2, from_unit="lb", to_unit="kg"
+    )
+    assert redone("and seventy", last) is None
+
+
+def test_a_new_target_replaces_the_converters_target() -> None:
+    clock = called("what time is it in london", "get_current_datetime", timezone="Europe/London")
+    assert redone("and in tokyo", clock) == {"timezone": "tokyo"}
+    units = called("how many kilometers is 26 miles", "unit_convert", value=26, from_unit="mi", to_unit="km")
+    assert redone("and in meters", units) == {"value": 26, "from_unit": "mi", "to_unit": "meters"}
+
+
+def test_a_new_target_is_left_to_the_model_without_one_converter_call() -> None:
+    assert redone("and in tokyo", turn("what is 23 times 17", "23*17")) is None
+    two = RememberedTurn(
+        "time in london and paris",
+        (
+            RememberedCall("r0", "get_current_datetime", {"timezone": "Europe/London"}, "{}"),
+            RememberedCall("r1", "get_current_datetime", {"timezone": "Europe/Paris"}, "{}"),
+        ),
+        "answer",
+        0.0,
+    )
+    assert redone("and in tokyo", two) is None
+
+
+@pytest.mark.parametrize(
+    ("utterance", "lang", "expected"),
+    [
+        ("divide that by four", "en-US", True),
+        ("and how many ounces is that", "en-US", True),
+        ("y eso multiplicado por cuatro", "es-ES", True),
+        ("und das mal drei", "de-DE", True),
+        ("e o dobro disso", "pt-PT", True),
+        ("what is the capital of france", "en-US", False),
+        ("quanto é dezassete vezes vinte e três", "pt-PT", False),
+    ],
+)
+def test_a_question_that_refers_back_is_told_apart(utterance: str, lang: str, expected: bool) -> None:
+    assert refers_back(utterance, lang) is expected
+
+
+def test_the_earlier_results_are_the_calculations_and_conversions_oldest_first() -> None:
+    turns = (
+        turn_with_result(
+            "whats the square root of 144", "evaluate_expression", '{"result": "12"}', expression="sqrt(144)"
+        ),
+        called("and of 81", "evaluate_expression", '{"result": "9"}', expression="sqrt(81)"),
+        called(
+            "how many miles is that",
+            "unit_convert",
+            '{"result": 13.0488, "to_unit": "mi"}',
+            value=21,
+            from_unit="km",
+            to_unit="mi",
+        ),
+        called("what time is it", "get_current_datetime", '{"time": "10:00"}', timezone=""),
+    )
+    assert earlier_results(turns, TOOLS) == (
+        "Results of the earlier turns, the last one last: sqrt(144) = 12; sqrt(81) = 9; "
+        "unit_convert(value=21, from_unit=km, to_unit=mi) = 13.0488 mi."
+    )
+    assert earlier_results(turns[3:], TOOLS) == ""
+
+
+def turn_with_result(question: str, name: str, result: str, **arguments: Any) -> RememberedTurn:
+    return called(question, name, result, **arguments)
