@@ -275,14 +275,18 @@ class DateTimeInfo(ToolOutput):
 
 class GetCurrentDatetimeArgs(ToolArguments):
     timezone: str | None = Field(
-        None, description="IANA time zone such as 'Asia/Tokyo'; empty for the default."
+        None,
+        description="The place or time zone as the user said it, such as 'auckland' or 'Europe/Berlin'; "
+        "empty for here.",
     )
 
 
 class ConvertTimezoneArgs(ToolArguments):
     time: str = Field(description="Time to convert: 'HH:MM' (today), 'YYYY-MM-DD HH:MM', or 'now'.")
-    from_timezone: str | None = Field(None, description="Zone the time is in; empty for the default zone.")
-    to_timezone: str = Field(description="Zone to convert to, such as 'America/New_York'.")
+    from_timezone: str | None = Field(
+        None, description="The place or zone the time is in, as the user said it; empty for here."
+    )
+    to_timezone: str = Field(description="The place or zone to convert to, as the user said it.")
 
 
 class ConvertTimezoneOutput(ToolOutput):
@@ -388,15 +392,15 @@ class ClockToolBox(BundledToolBox):
         return [
             AgentTool(
                 "get_current_datetime",
-                "Current date, time and weekday, in a time zone such as 'Europe/Lisbon' (default: local).",
+                "Current date, time and weekday in a place, named as the user said it (default: here).",
                 GetCurrentDatetimeArgs,
                 DateTimeInfo,
                 self.get_current_datetime,
             ),
             AgentTool(
                 "convert_timezone",
-                "Convert a time from one time zone to another, such as '15:00' from 'Europe/London' "
-                "to 'Asia/Tokyo'. Handles daylight saving.",
+                "Convert a time from one place or time zone to another, each named as the user said it, "
+                "such as '15:00' from 'auckland' to 'sao paulo'. Handles daylight saving.",
                 ConvertTimezoneArgs,
                 ConvertTimezoneOutput,
                 self.convert_timezone,

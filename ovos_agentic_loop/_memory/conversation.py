@@ -37,6 +37,7 @@ from ovos_agentic_loop._memory.followups import (
     follow_up_call,
     follow_up_in,
     refers_back,
+    restated,
 )
 from ovos_agentic_loop._memory.records import RememberedTurn, dumps, loads, ran_calls
 from ovos_agentic_loop._memory.stores import MemoryStore, StoreDown, open_store
@@ -267,8 +268,13 @@ def redo_call(
 
 
 def results_note(recall: Recall, toolset: ToolSet, lang: str | None) -> str:
-    """For a question that refers back ("divide that by four", "and how many ounces is that"), the
-    earlier turns' calculated results, said again after it; "" for any other question."""
-    if not recall.earlier or not refers_back(recall.question, lang):
+    """For a follow-up the loop could not make into a call ("and in meters" after a calculation),
+    the last question it asks again; for a question that refers back ("divide that by four", "and
+    how many ounces is that"), the earlier turns' calculated results, said again after it; "" for
+    any other question."""
+    last = recall.last
+    if last is None:
         return ""
-    return earlier_results(recall.earlier, toolset)
+    again = restated(recall.follow_up, last.question) if recall.follow_up is not None else ""
+    results = earlier_results(recall.earlier, toolset) if refers_back(recall.question, lang) else ""
+    return "\n".join(line for line in (again, results) if line)

@@ -47,6 +47,7 @@ __all__ = [
     "follow_up_call",
     "follow_up_in",
     "refers_back",
+    "restated",
 ]
 
 #: The id of the call a follow-up makes again (the last turn's call, made by the loop).
@@ -278,6 +279,14 @@ def _number_of(value: Any) -> float | None:
     if isinstance(value, str) and re.fullmatch(r"-?\d+(?:\.\d+)?", value.strip()):
         return float(value)
     return None
+
+
+def restated(follow_up: FollowUp, question: str) -> str:
+    """The last question asked again with what ``follow_up`` changes, as one line for the model:
+    where the loop could not place the change in a call, the model still hears which question is
+    meant (told only "and in meters", it said its last answer again)."""
+    change = f"in {follow_up.target}" if isinstance(follow_up, Retarget) else f"with {follow_up.written}"
+    return f'The user asks the last question ("{question}") again, {change}.'
 
 
 def earlier_results(earlier: tuple[RememberedTurn, ...], toolset: ToolSet, most: int = 4) -> str:

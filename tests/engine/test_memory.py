@@ -479,3 +479,23 @@ def test_a_file_an_earlier_turn_read_is_read_again_and_a_change_replaces_it(
         assert sent == read_first  # byte for byte: the server's prompt cache still holds it
         assert last.content.startswith("how many things are on it now")
     brain.assert_complete()
+
+
+def test_a_follow_up_the_loop_cannot_make_into_a_call_is_told_which_question_it_asks_again(
+    maths: ToolBox,
+) -> None:
+    """The last turn calculated, so no converter call holds a unit to change: the model hears the
+    question "and in meters" asks again, after it."""
+    first = "how many kilometers is twenty six miles"
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="26 * 1.609344"), _states_the_result])
+    engine = engine_with(brain, [maths])
+    answer = engine.continue_chat([user(first)], session_id="s").content
+    brain.add(tool_call("evaluate_expression", expression="26 * 1609.344"), _states_the_result)
+
+    engine.continue_chat([user(first), said(answer), user("and in meters")], session_id="s")
+
+    told = brain.calls[2].messages[-1]
+    assert told.role == MessageRole.USER
+    assert (told.content or "").splitlines()[0] == (
+        'The user asks the last question ("how many kilometers is twenty six miles") again, in meters.'
+    )

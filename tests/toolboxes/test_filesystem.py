@@ -260,3 +260,57 @@ def test_read_file_counts_the_lines_a_list_has(make: Any, sandbox_dirs: tuple[Pa
     root, _ = sandbox_dirs
     (root / "shopping.txt").write_text("milk\neggs\n\nbread\napples\ncheese\n  \ncoffee\n")
     assert make().call_tool("read_file", {"path": "shopping.txt"}).line_count == 6
+
+
+def test_read_file_works_out_a_tables_number_columns(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    """A small model added a week of seven expenses as "$15" for 140: the figures come with the table."""
+    root, _ = sandbox_dirs
+    (root / "expenses-week.csv").write_text(
+        "day,amount\nmonday,12.40\ntuesday,8.75\nwednesday,23.10\nthursday,5.25\nfriday,31.50\n"
+        "saturday,44.00\nsunday,15.00\n"
+    )
+    out = make().call_tool("read_file", {"path": "expenses-week.csv"})
+    assert out.columns is not None and list(out.columns) == ["amount"]
+    amount = out.columns["amount"]
+    assert (amount.rows, amount.sum, amount.mean, amount.min, amount.max) == (7, 140, 20, 5.25, 44)
+    assert (amount.min_row, amount.max_row) == ("thursday", "saturday")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "figures"),
+    [
+        ("prices.csv", "item;price\nbread;1,20 €\nmilk;0,95 €\n", {"price": (2, 2.15)}),
+        ("scores.tsv", "name\tscore\tnote\nana\t72\tgood\nben\t85\t\n", {"score": (2, 157)}),
+        ("money.csv", "what,amount\nrent,$950\npower,$64.50\n", {"amount": (2, 1014.5)}),
+    ],
+)
+def test_read_file_reads_number_cells_as_tables_write_them(
+    make: Any, sandbox_dirs: tuple[Path, Path], name: str, text: str, figures: dict[str, tuple[int, float]]
+) -> None:
+    root, _ = sandbox_dirs
+    (root / name).write_text(text)
+    out = make().call_tool("read_file", {"path": name})
+    assert {k: (v.rows, v.sum) for k, v in (out.columns or {}).items()} == figures
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "why"),
+    [
+        ("notes.txt", "a,b\n1,2\n", "not a table"),
+        ("numbers.csv", "1,2\n3,4\n", "no header row"),
+        ("names.csv", "name,city\nana,porto\n", "no number column"),
+        ("mixed.csv", "name,age\nana,31\nben,unknown\n", "a cell that is no number"),
+    ],
+)
+def test_read_file_gives_no_figures_it_cannot_stand_behind(
+    make: Any, sandbox_dirs: tuple[Path, Path], name: str, text: str, why: str
+) -> None:
+    root, _ = sandbox_dirs
+    (root / name).write_text(text)
+    assert make().call_tool("read_file", {"path": name}).columns is None, why
+
+
+def test_read_file_gives_no_figures_for_part_of_a_table(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
+    root, _ = sandbox_dirs
+    (root / "long.csv").write_text("n,v\n" + "".join(f"r{i},{i}\n" for i in range(200)))
+    assert make().call_tool("read_file", {"path": "long.csv", "limit": 100}).columns is None

@@ -24,6 +24,7 @@ from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 from ovos_agentic_loop_toolboxes.filesystem._glob import Glob, Walk, compile_glob
 from ovos_agentic_loop_toolboxes.filesystem._io import atomic_write, read_chunk
 from ovos_agentic_loop_toolboxes.filesystem._search import SearchState, compile_pattern, search_file
+from ovos_agentic_loop_toolboxes.filesystem._table import ColumnFigures, column_figures
 
 TOOLBOX_ID = "ovos-filesystem-tools"
 # The example names no real-looking folder: shown 'notes/todo.txt', the bundled model wrote
@@ -91,6 +92,12 @@ class ReadFileOutput(ToolOutput):
     # Small models count lines wrong (a six-item shopping list read as "37 items"): counted here.
     line_count: int = Field(
         0, description="Non-empty lines in content: a list's items, or a table's rows plus its header."
+    )
+    # Small models add a column's seven amounts wrong ("$15" for 140): worked out here.
+    columns: dict[str, ColumnFigures] | None = Field(
+        None,
+        description="A table (.csv, .tsv) read whole: each number column's figures over all its rows "
+        "(rows, sum, mean, min, max); answer from these, do not add up the rows yourself.",
     )
     note: str = Field("", description="What to do next, or why nothing was shown.")
 
@@ -278,6 +285,7 @@ class FileSystemToolBox(BundledToolBox):
             size_bytes=chunk.size if more or chunk.offset else None,
             truncated=more,
             line_count=sum(1 for line in text.splitlines() if line.strip()),
+            columns=column_figures(target.rel, text) if not more and not chunk.offset else None,
             note="; ".join(notes),
         )
 
