@@ -69,6 +69,7 @@ RuleName = Literal[
     "unread_file",
     "head_arithmetic",
     "unstated_result",
+    "repeated_answer",
     "dropped_sign",
     "unsaid_year",
     "unsaid_operands",

@@ -276,17 +276,16 @@ class DateTimeInfo(ToolOutput):
 class GetCurrentDatetimeArgs(ToolArguments):
     timezone: str | None = Field(
         None,
-        description="The place or time zone as the user said it, such as 'auckland' or 'Europe/Berlin'; "
-        "empty for here.",
+        description="Place or time zone as said, such as 'auckland' or 'Europe/Berlin'; empty for here.",
     )
 
 
 class ConvertTimezoneArgs(ToolArguments):
     time: str = Field(description="Time to convert: 'HH:MM' (today), 'YYYY-MM-DD HH:MM', or 'now'.")
     from_timezone: str | None = Field(
-        None, description="The place or zone the time is in, as the user said it; empty for here."
+        None, description="Place or zone the time is in, as said; empty for here."
     )
-    to_timezone: str = Field(description="The place or zone to convert to, as the user said it.")
+    to_timezone: str = Field(description="Place or zone to convert to, as said.")
 
 
 class ConvertTimezoneOutput(ToolOutput):
@@ -392,14 +391,14 @@ class ClockToolBox(BundledToolBox):
         return [
             AgentTool(
                 "get_current_datetime",
-                "Current date, time and weekday in a place, named as the user said it (default: here).",
+                "Current date, time and weekday in a place, as the user said it (default: here).",
                 GetCurrentDatetimeArgs,
                 DateTimeInfo,
                 self.get_current_datetime,
             ),
             AgentTool(
                 "convert_timezone",
-                "Convert a time from one place or time zone to another, each named as the user said it, "
+                "Convert a time from one place or time zone to another, each as the user said it, "
                 "such as '15:00' from 'auckland' to 'sao paulo'. Handles daylight saving.",
                 ConvertTimezoneArgs,
                 ConvertTimezoneOutput,

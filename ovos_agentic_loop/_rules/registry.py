@@ -14,6 +14,7 @@ from ovos_agentic_loop._rules.arithmetic import HEAD_ARITHMETIC
 from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.described import DESCRIBED
 from ovos_agentic_loop._rules.operands import UNSAID_OPERANDS
+from ovos_agentic_loop._rules.repeated import REPEATED_ANSWER
 from ovos_agentic_loop._rules.signs import DROPPED_SIGN
 from ovos_agentic_loop._rules.unread import UNREAD_FILE
 from ovos_agentic_loop._rules.unstated import UNSTATED_RESULT
@@ -36,6 +37,7 @@ RULES: tuple[Rule[Any], ...] = (
     UNREAD_FILE,
     HEAD_ARITHMETIC,
     UNSTATED_RESULT,
+    REPEATED_ANSWER,
     # on a reply's calls, before they run
     DROPPED_SIGN,
     UNSAID_YEAR,

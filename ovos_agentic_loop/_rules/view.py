@@ -43,11 +43,33 @@ class TurnView:
     which: ProgramLookup = shutil.which
     #: The ids of calls the conversation's memory put back (made in earlier turns, not this one).
     earlier: frozenset[str] = frozenset()
+    #: Where the caller's messages end in the transcript (the turn's own follow); None: all of it.
+    asked_until: int | None = None
 
     @cached_property
     def question(self) -> str:
         """The last user message of the transcript."""
         return next((m.content or "" for m in reversed(self.transcript) if m.role == MessageRole.USER), "")
+
+    @cached_property
+    def asked(self) -> str:
+        """The user's question this turn answers: the caller's last user message (``question`` is
+        the transcript's last, which may be a corrective message of the turn)."""
+        asked = self.transcript[: self.asked_until]
+        return next((m.content or "" for m in reversed(asked) if m.role == MessageRole.USER), "")
+
+    @cached_property
+    def earlier_answers(self) -> tuple[tuple[str, str], ...]:
+        """The conversation's earlier answers in the caller's messages, each with the user message
+        it answered, oldest first."""
+        found: list[tuple[str, str]] = []
+        question = ""
+        for message in self.transcript[: self.asked_until]:
+            if message.role == MessageRole.USER:
+                question = message.content or ""
+            elif message.role == MessageRole.ASSISTANT and not message.tool_calls and message.content:
+                found.append((question, message.content))
+        return tuple(found)
 
     @cached_property
     def called(self) -> frozenset[str]:

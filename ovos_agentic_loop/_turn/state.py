@@ -178,6 +178,7 @@ class TurnState:
             today=setup.today(),
             which=setup.which,
             earlier=self.earlier_calls,
+            asked_until=self.question_end,
         )
 
     def add_result(self, outcome: ToolOutcome) -> None:

@@ -499,3 +499,20 @@ def test_a_follow_up_the_loop_cannot_make_into_a_call_is_told_which_question_it_
     assert (told.content or "").splitlines()[0] == (
         'The user asks the last question ("how many kilometers is twenty six miles") again, in meters.'
     )
+
+
+def test_an_earlier_answer_said_again_to_a_new_question_is_sent_back(maths: ToolBox) -> None:
+    first = "i drive forty five kilometers a day how many kilometers is that in a week"
+    answer = "315 kilometers is the total distance you drive in a week."
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="45 * 7"), answer])
+    engine = engine_with(brain, [maths])
+    assert engine.continue_chat([user(first)], session_id="s").content == answer
+    brain.add(
+        answer, tool_call("unit_convert", value=315, from_unit="km", to_unit="mi"), "About 195.7 miles."
+    )
+
+    history = [user(first), said(answer), user("and how much is that in miles")]
+    assert engine.continue_chat(history, session_id="s").content == "About 195.7 miles."
+
+    sent_back = brain.calls[3].messages[-1].content or ""
+    assert sent_back.startswith(f'That is your answer to an earlier question ("{first}"), said again.')

@@ -123,6 +123,28 @@ def test_unstated_result_alone() -> None:
     assert _found("unstated_result", view.with_answer("It is 42.")) is None
 
 
+def test_repeated_answer_alone() -> None:
+    first = [
+        AgentMessage(MessageRole.USER, "how many kilometers is forty five a day in a week"),
+        AgentMessage(MessageRole.ASSISTANT, "315 kilometers is the total distance in a week."),
+    ]
+    follow_up = AgentMessage(MessageRole.USER, "and how much is that in miles")
+    view = TurnView(TOOLS, [*first, follow_up], {}, text_mode=False, asked_until=3)
+    said_again = view.with_answer("315 Kilometers is the total distance in a week")
+    assert _found("repeated_answer", said_again) == first[0].content
+    assert rule("repeated_answer").may_apply(view.with_answer("315 kilometers is"))  # type: ignore[misc]
+    assert _found("repeated_answer", view.with_answer("That is 195.7 miles.")) is None
+    # the same question in the same words: the same answer may be right
+    same = TurnView(TOOLS, [*first, first[0]], {}, text_mode=False, asked_until=3)
+    assert _found("repeated_answer", same.with_answer(first[1].content or "")) is None
+    # a call of this turn: the answer is read from its result, not from the earlier answer
+    call = _call("evaluate_expression", expression="315 / 1.609")
+    called = replace(
+        said_again, transcript=[*first, follow_up, AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[call])]
+    )
+    assert _found("repeated_answer", called) is None
+
+
 def test_dropped_sign_alone() -> None:
     view = _view("whats minus five celsius in fahrenheit")
     found = _found("dropped_sign", view.with_calls([_call("evaluate_expression", expression="5*9/5+32")]))
