@@ -16,7 +16,8 @@ text as the model wrote it, for hosts that show it (persona-server, the CLI, a c
   link is its text, inline code its content; LaTeX commands become the symbols they stand for
   (``\\times`` -> ×, ``x^2`` -> x²), which a TTS reads in its own language; a formula that
   gives its result (``250 + 250 * 0.19 = 297.5``) is said as the result; a number in scientific
-  notation (``9.0e-06``) is written out (0.000009). Symbols and units a TTS reads (%, €, °C) stay.
+  notation (``9.0e-06``) is written out (0.000009), and a decimal with five digits or more after
+  its point is said rounded (62.1371192237 -> 62.14). Symbols and units a TTS reads (%, €, °C) stay.
 
 Nothing here is a rule about words: only marks and symbols are read, so it holds for every
 language. Linear in the text: a held block is scanned once as it grows.
@@ -27,6 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ovos_agentic_loop._text.sentences import SentenceSplitter
@@ -177,6 +179,19 @@ def _key(key: str) -> str:
 
 # -- numbers ---------------------------------------------------------------------------------------
 _SCIENTIFIC = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)[eE]([+-]?\d{1,2})(?![\w.])")
+# A decimal with five digits or more after its point ("62.1371192237 miles", a converter's result
+# copied whole): a TTS reads each digit; said rounded (not part of a dotted run such as an address).
+_LONG_DECIMAL = re.compile(r"(?<![\w.])(\d+\.\d{5,})(?!\d)(?!\.\d)")
+
+
+def _rounded(number: str) -> str:
+    """A long decimal as a voice says it: two decimals, or three significant digits below 1
+    (0.000009 stays), trailing zeros dropped (39.9999673716 -> 40)."""
+    value = Decimal(number)
+    below_one = Decimal(f"{value:.3g}")
+    return plain_number(
+        str(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) if value >= 1 else below_one)
+    )
 
 
 # -- formulas --------------------------------------------------------------------------------------
@@ -356,6 +371,7 @@ def speakable(sentence: str) -> str:
     text = _latex(text) if "\\" in text else text
     text = _results(text)
     text = _SCIENTIFIC.sub(lambda m: plain_number(f"{m.group(1)}e{m.group(2)}"), text)
+    text = _LONG_DECIMAL.sub(lambda m: _rounded(m.group(1)), text)
     text = _BRACKETS.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", text))
     text = text.strip()
