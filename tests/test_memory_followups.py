@@ -202,28 +202,40 @@ def test_a_question_that_refers_back_is_told_apart(utterance: str, lang: str, ex
     assert refers_back(utterance, lang) is expected
 
 
-def test_the_earlier_results_are_the_calculations_and_conversions_oldest_first() -> None:
-    turns = (
-        turn_with_result(
-            "whats the square root of 144", "evaluate_expression", '{"result": "12"}', expression="sqrt(144)"
-        ),
-        called("and of 81", "evaluate_expression", '{"result": "9"}', expression="sqrt(81)"),
-        called(
-            "how many miles is that",
+def test_the_earlier_results_are_calculations_conversions_and_file_figures_oldest_first() -> None:
+    calls = [
+        RememberedCall("r0", "evaluate_expression", {"expression": "sqrt(144)"}, '{"result": "12"}'),
+        RememberedCall("r1", "evaluate_expression", {"expression": "sqrt(81)"}, '{"result": "9"}'),
+        RememberedCall(
+            "r2",
             "unit_convert",
+            {"value": 21, "from_unit": "km", "to_unit": "mi"},
             '{"result": 13.0488, "to_unit": "mi"}',
-            value=21,
-            from_unit="km",
-            to_unit="mi",
         ),
-        called("what time is it", "get_current_datetime", '{"time": "10:00"}', timezone=""),
-    )
-    assert earlier_results(turns, TOOLS) == (
+        RememberedCall("r3", "get_current_datetime", {"timezone": ""}, '{"time": "10:00"}'),
+    ]
+    assert earlier_results(calls, TOOLS) == (
         "Results of the earlier turns, the last one last: sqrt(144) = 12; sqrt(81) = 9; "
         "unit_convert(value=21, from_unit=km, to_unit=mi) = 13.0488 mi."
     )
-    assert earlier_results(turns[3:], TOOLS) == ""
+    assert earlier_results(calls[3:], TOOLS) == ""
 
 
-def turn_with_result(question: str, name: str, result: str, **arguments: Any) -> RememberedTurn:
-    return called(question, name, result, **arguments)
+def test_the_earlier_results_hold_what_a_file_reader_counted() -> None:
+    plugins = find_toolbox_plugins()
+    tools = PersonaTools([plugins["ovos-filesystem-tools"](config={})], engine_name="test").current()
+    read = [
+        RememberedCall(
+            "r0", "read_file", {"path": "shopping.txt"}, '{"path": "shopping.txt", "line_count": 5}'
+        ),
+        RememberedCall(
+            "r1",
+            "read_file",
+            {"path": "week.csv"},
+            '{"line_count": 8, "columns": {"amount": {"rows": 7, "sum": 140, "mean": 20}}}',
+        ),
+    ]
+    assert earlier_results(read, tools) == (
+        "Results of the earlier turns, the last one last: shopping.txt has 5 non-empty lines; "
+        "week.csv amount: sum 140, mean 20 over 7 rows."
+    )

@@ -9,8 +9,15 @@ A follow-up that changes one thing of the last turn ("no, I meant seventy", "and
 tokyo") makes its call again with it changed (``followups``).
 """
 
-from ovos_agentic_loop._memory.conversation import ConversationMemory, Recall, redo_call, results_note
-from ovos_agentic_loop._memory.followups import Correction, Retarget, follow_up_call, follow_up_in
+from ovos_agentic_loop._memory.conversation import ConversationMemory, Recall, redo_call, restated_note
+from ovos_agentic_loop._memory.followups import (
+    Correction,
+    Retarget,
+    earlier_results,
+    follow_up_call,
+    follow_up_in,
+    refers_back,
+)
 from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
 
 __all__ = [
@@ -20,8 +27,10 @@ __all__ = [
     "RememberedCall",
     "RememberedTurn",
     "Retarget",
+    "earlier_results",
     "follow_up_call",
     "follow_up_in",
     "redo_call",
-    "results_note",
+    "refers_back",
+    "restated_note",
 ]

@@ -33,10 +33,8 @@ from ovos_utils.log import LOG
 from ovos_agentic_loop._confirmation import Confirmation, last_user_text
 from ovos_agentic_loop._memory.followups import (
     FollowUp,
-    earlier_results,
     follow_up_call,
     follow_up_in,
-    refers_back,
     restated,
 )
 from ovos_agentic_loop._memory.records import RememberedTurn, dumps, loads, ran_calls
@@ -54,7 +52,7 @@ __all__ = [
     "Recall",
     "owner_of",
     "redo_call",
-    "results_note",
+    "restated_note",
     "same_text",
 ]
 
@@ -267,14 +265,10 @@ def redo_call(
     return None if confirmation.needs_yes(spec, getattr(owner, "config", None)) else call
 
 
-def results_note(recall: Recall, toolset: ToolSet, lang: str | None) -> str:
+def restated_note(recall: Recall) -> str:
     """For a follow-up the loop could not make into a call ("and in meters" after a calculation),
-    the last question it asks again; for a question that refers back ("divide that by four", "and
-    how many ounces is that"), the earlier turns' calculated results, said again after it; "" for
-    any other question."""
+    the last question it asks again, said after it; "" otherwise."""
     last = recall.last
-    if last is None:
+    if last is None or recall.follow_up is None:
         return ""
-    again = restated(recall.follow_up, last.question) if recall.follow_up is not None else ""
-    results = earlier_results(recall.earlier, toolset) if refers_back(recall.question, lang) else ""
-    return "\n".join(line for line in (again, results) if line)
+    return restated(recall.follow_up, last.question)

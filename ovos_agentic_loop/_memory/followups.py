@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -289,40 +290,56 @@ def restated(follow_up: FollowUp, question: str) -> str:
     return f'The user asks the last question ("{question}") again, {change}.'
 
 
-def earlier_results(earlier: tuple[RememberedTurn, ...], toolset: ToolSet, most: int = 4) -> str:
-    """The numbers the earlier turns' calculations and conversions gave, oldest first, as one line
-    for the model ("" when none did): what a follow-up's "that" or "those two" points at, said once
-    more after the question, where the bundled model reads it, rather than only in the remembered
-    calls far above it."""
+def earlier_results(calls: Sequence[RememberedCall], toolset: ToolSet, most: int = 4) -> str:
+    """What the earlier turns' calculations and conversions gave, and how many lines and what
+    number columns the files they read hold, oldest first, as one line for the model ("" when none
+    did): what a follow-up's "that", "those two" or "it" points at, said once more after the
+    question, where the bundled model reads it, rather than only in the remembered calls far above
+    it. ``calls``: the earlier calls with their results as the turn holds them (a file read again
+    has its new result)."""
     found: list[str] = []
-    for turn in earlier:
-        for call in turn.calls:
-            spec = toolset.get(call.name)
-            role = spec.role if spec is not None else None
-            if role is None or role.kind not in ("calculator", "converter"):
-                continue
-            value = _result_value(call.result)
-            if value is not None:
-                found.append(f"{_what(call, role.kind, role.argument)} = {value}")
+    for call in calls:
+        spec = toolset.get(call.name)
+        role = spec.role if spec is not None else None
+        if role is None:
+            continue
+        try:
+            data = json.loads(call.result)
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        if role.kind == "reader":
+            found += _file_figures(str(call.arguments.get(role.argument, "")), data)
+        elif role.kind in ("calculator", "converter") and (value := _result_value(data)) is not None:
+            found.append(f"{_what(call, role.kind, role.argument)} = {value}")
     if not found:
         return ""
     return "Results of the earlier turns, the last one last: " + "; ".join(found[-most:]) + "."
 
 
-def _result_value(result: str) -> str | None:
+def _result_value(data: dict[str, Any]) -> str | None:
     """The value a calculation or conversion returned (with its unit where it has one)."""
-    try:
-        data = json.loads(result)
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
     value = data.get("result")
     if isinstance(value, bool) or not isinstance(value, int | float | str) or _number_of(value) is None:
         return None
     unit = data.get("to_unit")
     number = plain_number(float(value)) if isinstance(value, float) else str(value)
     return f"{number} {unit}" if isinstance(unit, str) and unit else number
+
+
+def _file_figures(path: str, data: dict[str, Any]) -> list[str]:
+    """What a file reader counted and worked out: the lines of a list, a table's number columns."""
+    columns = data.get("columns")
+    if isinstance(columns, dict) and columns:
+        return [
+            f"{path} {name}: sum {figures.get('sum')}, mean {figures.get('mean')}"
+            f" over {figures.get('rows')} rows"
+            for name, figures in columns.items()
+            if isinstance(figures, dict)
+        ]
+    lines = data.get("line_count")
+    return [f"{path} has {lines} non-empty lines"] if isinstance(lines, int) and lines and path else []
 
 
 def _what(call: RememberedCall, kind: str, argument: str) -> str:

@@ -181,7 +181,9 @@ def _key(key: str) -> str:
 _SCIENTIFIC = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)[eE]([+-]?\d{1,2})(?![\w.])")
 # A decimal with five digits or more after its point ("62.1371192237 miles", a converter's result
 # copied whole): a TTS reads each digit; said rounded (not part of a dotted run such as an address).
-_LONG_DECIMAL = re.compile(r"(?<![\w.])(\d+\.\d{5,})(?!\d)(?!\.\d)")
+# A decimal comma too ("62,1371192237 Meilen"): a comma before five digits or more is no
+# thousands separator.
+_LONG_DECIMAL = re.compile(r"(?<![\w.,])(\d+)([.,])(\d{5,})(?!\d)(?![.,]\d)")
 
 
 def _rounded(number: str) -> str:
@@ -371,7 +373,7 @@ def speakable(sentence: str) -> str:
     text = _latex(text) if "\\" in text else text
     text = _results(text)
     text = _SCIENTIFIC.sub(lambda m: plain_number(f"{m.group(1)}e{m.group(2)}"), text)
-    text = _LONG_DECIMAL.sub(lambda m: _rounded(m.group(1)), text)
+    text = _LONG_DECIMAL.sub(lambda m: _rounded(f"{m.group(1)}.{m.group(3)}").replace(".", m.group(2)), text)
     text = _BRACKETS.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", text))
     text = text.strip()

@@ -14,7 +14,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage
 
 from ovos_agentic_loop._confirmation import Confirmation
 from ovos_agentic_loop._confirmation.sessions import running_turns
-from ovos_agentic_loop._memory import Recall, redo_call, results_note
+from ovos_agentic_loop._memory import Recall, redo_call, refers_back, restated_note
 from ovos_agentic_loop._turn.state import TurnSetup
 from ovos_agentic_loop._turn.turn import Turn
 
@@ -36,7 +36,7 @@ def turn_of(
     if recall is None:
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
     redo = redo_call(recall, setup.toolset, confirmation, lang)
-    note = results_note(recall, setup.toolset, lang) if redo is None else ""
+    note = restated_note(recall) if redo is None else ""
     return Turn(
         setup,
         recall.messages,
@@ -46,6 +46,7 @@ def turn_of(
         earlier_calls=recall.call_ids,
         first_calls=(redo,) if redo is not None else (),
         after_question=[note] if note else [],
+        tell_earlier_results=redo is None and bool(recall.earlier) and refers_back(recall.question, lang),
     )
 
 

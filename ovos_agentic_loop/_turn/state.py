@@ -112,8 +112,11 @@ class TurnState:
     first_calls: tuple[ToolCall, ...] = ()
     #: What the model is told after the question, as one message (not in the transcript, which the
     #: rules read as what the user said): the earlier turns' results a follow-up refers to
-    #: (``_memory.results_note``), files read earlier that changed since (``tool_steps.read_again``).
+    #: (``tool_steps.tell_earlier_results``), files read earlier that changed since
+    #: (``tool_steps.read_again``), the question a follow-up asks again (``_memory.restated_note``).
     after_question: list[str] = field(default_factory=list)
+    #: The question refers back ("divide that by four"): the earlier results are told after it.
+    tell_earlier_results: bool = False
 
     def __post_init__(self) -> None:
         # A reply to a question asked in the message before it, read before the marks are removed:

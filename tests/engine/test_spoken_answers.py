@@ -40,8 +40,8 @@ SPOKEN = {
     ),
     "scientific notation": ("It is 9.0e-06 seconds.", ["It is 0.000009 seconds."]),
     "a long decimal": (
-        "Die Antwort ist: 62.1371192237 Meilen, 39.9999673716 Unzen, 0.000123456 m; Router 192.168.178.1.",
-        ["Die Antwort ist: 62.14 Meilen, 40 Unzen, 0.000123 m; Router 192.168.178.1."],
+        "Die Antwort ist: 62,1371192237 Meilen, 39.9999673716 Unzen, 0.000123456 m; Router 192.168.178.1.",
+        ["Die Antwort ist: 62,14 Meilen, 40 Unzen, 0.000123 m; Router 192.168.178.1."],
     ),
     "units a voice reads": ("It is 21 °C, 15% more, 3 €.", ["It is 21 °C, 15% more, 3 €."]),
 }
