@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from ear import unsayable
 from scripted_server import CountingProxy
 from tasks_runner import TASKS_DIR, Suite, fill, load_suite, numbers_in, placeholders
 
@@ -393,6 +394,7 @@ def run_spoken(
         "prompt_tokens": proxy.prompt_tokens.get(model, 0),
         "seconds": seconds,
         "answer": (answers[-1] if answers else "")[:300],
+        "unsayable": unsayable(answers[-1]) if ok and answers else None,  # right, not as a voice says it
         "turns": len(answers),
         "error": res.get("error"),
         "timed_out": timed_out,

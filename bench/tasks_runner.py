@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from ear import unsayable
 from scripted_server import CountingProxy
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
@@ -438,6 +439,7 @@ def run_task(
         "prompt_tokens": proxy.prompt_tokens.get(model, 0),
         "seconds": seconds,
         "answer": answer[:300],
+        "unsayable": unsayable(answer) if ok else None,  # right, but not as a voice says it
         "error": res.get("error"),
         "timed_out": timed_out,
         "rules": res.get("rules"),  # the rules that corrected the model (ours only)
@@ -459,9 +461,11 @@ def _report(
         if not r:
             continue
         solved = sum(x["ok"] for x in r)
+        by_ear = sum(x["ok"] and not x.get("unsayable") for x in r)
         summary[system.key] = {
             "success_rate": solved / len(r),
             "solved": solved,
+            "solved_by_ear": by_ear,
             "tasks": len(r),
             "calls_per_task": statistics.mean(x["calls"] for x in r),
             "seconds_per_task": statistics.mean(x["seconds"] for x in r),
@@ -475,6 +479,7 @@ def _report(
                 system.label,
                 f"{s['success_rate'] * 100:.0f}%",
                 f"{solved}/{len(r)}",
+                f"{by_ear}/{len(r)}",
                 f"{s['calls_per_task']:.2f}",
                 f"{s['seconds_per_task']:.1f}",
                 f"{s['median_seconds']:.1f}",
@@ -488,6 +493,7 @@ def _report(
             "system",
             "success",
             "solved",
+            "solved by ear",
             "LLM calls / task",
             "s / task (mean)",
             "s / task (median)",
@@ -496,6 +502,8 @@ def _report(
         rows,
         [
             suite.about(len(tasks)),
+            "By ear: solved, and the answer holds no formula, LaTeX, markdown, exponent or the loop's "
+            "scaffolding (bench/ear.py); with --stream judged on what stream_sentences said.",
             "Server: "
             + "; ".join(f"{k}: {v}" for k, v in (getattr(bench, "llama_info", None) or {}).items()),
             *([f"Not run (time budget): {', '.join(skipped)}."] if skipped else []),
@@ -527,13 +535,14 @@ def _report(
                         half,
                         system.label,
                         f"{sum(x['ok'] for x in r)}/{len(r)}",
+                        f"{sum(x['ok'] and not x.get('unsayable') for x in r)}/{len(r)}",
                         f"{statistics.mean(x['calls'] for x in r):.2f}",
                         f"{statistics.mean(x['seconds'] for x in r):.1f}",
                     ]
                 )
     bench.table(
         f"Figure {suite.figure}c - by half (tune / held-out, see bench/README.md)",
-        ["half", "system", "solved", "LLM calls / task", "s / task (mean)"],
+        ["half", "system", "solved", "solved by ear", "LLM calls / task", "s / task (mean)"],
         half_rows,
     )
     _audible_table(bench, suite, systems, runs)
@@ -542,6 +551,10 @@ def _report(
         bad = [x for x in runs[system.key] if not x["ok"]]
         if bad:
             fails.append(f"- {system.label} failed: " + ", ".join(_failure(x) for x in bad))
+        unsaid = [x for x in runs[system.key] if x["ok"] and x.get("unsayable")]
+        if unsaid:
+            said = ", ".join(_unsaid(x) for x in unsaid)
+            fails.append(f"- {system.label} right as text, not by ear: {said}")
     if fails:
         bench.tables[-1] += "\n\n" + "\n".join(fails)
         print("\n".join(fails))
@@ -609,6 +622,11 @@ def _seconds(value: float | None) -> str:
 def _failure(run: dict[str, Any]) -> str:
     """A failed task by id, with the checker's reason where the suite gives one."""
     return f"{run['task']} ({run['why']})" if run.get("why") else run["task"]
+
+
+def _unsaid(run: dict[str, Any]) -> str:
+    """A task solved as text but not by ear, with what a voice could not say."""
+    return f"{run['task']} ({run['unsayable']})"
 
 
 TYPED = Suite(

@@ -221,7 +221,7 @@ def test_the_earlier_results_are_calculations_conversions_and_file_figures_oldes
     assert earlier_results(calls[3:], TOOLS) == ""
 
 
-def test_the_earlier_results_hold_what_a_file_reader_counted() -> None:
+def test_the_earlier_results_hold_a_tables_figures_not_a_files_lines() -> None:
     plugins = find_toolbox_plugins()
     tools = PersonaTools([plugins["ovos-filesystem-tools"](config={})], engine_name="test").current()
     read = [
@@ -236,6 +236,5 @@ def test_the_earlier_results_hold_what_a_file_reader_counted() -> None:
         ),
     ]
     assert earlier_results(read, tools) == (
-        "Results of the earlier turns, the last one last: shopping.txt has 5 non-empty lines; "
-        "week.csv amount: sum 140, mean 20 over 7 rows."
+        "Results of the earlier turns, the last one last: week.csv amount: sum 140, mean 20 over 7 rows."
     )

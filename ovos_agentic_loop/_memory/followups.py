@@ -291,8 +291,8 @@ def restated(follow_up: FollowUp, question: str) -> str:
 
 
 def earlier_results(calls: Sequence[RememberedCall], toolset: ToolSet, most: int = 4) -> str:
-    """What the earlier turns' calculations and conversions gave, and how many lines and what
-    number columns the files they read hold, oldest first, as one line for the model ("" when none
+    """What the earlier turns' calculations and conversions gave, and the number columns of the
+    tables they read, oldest first, as one line for the model ("" when none
     did): what a follow-up's "that", "those two" or "it" points at, said once more after the
     question, where the bundled model reads it, rather than only in the remembered calls far above
     it. ``calls``: the earlier calls with their results as the turn holds them (a file read again
@@ -313,6 +313,7 @@ def earlier_results(calls: Sequence[RememberedCall], toolset: ToolSet, most: int
             found += _file_figures(str(call.arguments.get(role.argument, "")), data)
         elif role.kind in ("calculator", "converter") and (value := _result_value(data)) is not None:
             found.append(f"{_what(call, role.kind, role.argument)} = {value}")
+    found = list(dict.fromkeys(found))  # a file read in two turns, a calculation made again
     if not found:
         return ""
     return "Results of the earlier turns, the last one last: " + "; ".join(found[-most:]) + "."
@@ -329,17 +330,16 @@ def _result_value(data: dict[str, Any]) -> str | None:
 
 
 def _file_figures(path: str, data: dict[str, Any]) -> list[str]:
-    """What a file reader counted and worked out: the lines of a list, a table's number columns."""
+    """What a file reader worked out of a table: its number columns' sums and means. (Not a file's
+    line count: beside a note's three lines, "fifteen percent of that" may take the 3.)"""
     columns = data.get("columns")
-    if isinstance(columns, dict) and columns:
-        return [
-            f"{path} {name}: sum {figures.get('sum')}, mean {figures.get('mean')}"
-            f" over {figures.get('rows')} rows"
-            for name, figures in columns.items()
-            if isinstance(figures, dict)
-        ]
-    lines = data.get("line_count")
-    return [f"{path} has {lines} non-empty lines"] if isinstance(lines, int) and lines and path else []
+    if not isinstance(columns, dict):
+        return []
+    return [
+        f"{path} {name}: sum {figures.get('sum')}, mean {figures.get('mean')} over {figures.get('rows')} rows"
+        for name, figures in columns.items()
+        if isinstance(figures, dict)
+    ]
 
 
 def _what(call: RememberedCall, kind: str, argument: str) -> str:
