@@ -12,10 +12,8 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_agentic_loop._memory.followups import (
     Correction,
     Retarget,
-    earlier_results,
     follow_up_call,
     follow_up_in,
-    refers_back,
 )
 from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
 from ovos_agentic_loop._tools.toolset import PersonaTools, ToolSet
@@ -184,57 +182,3 @@ def test_a_new_target_is_left_to_the_model_without_one_converter_call() -> None:
         0.0,
     )
     assert redone("and in tokyo", two) is None
-
-
-@pytest.mark.parametrize(
-    ("utterance", "lang", "expected"),
-    [
-        ("divide that by four", "en-US", True),
-        ("and how many ounces is that", "en-US", True),
-        ("y eso multiplicado por cuatro", "es-ES", True),
-        ("und das mal drei", "de-DE", True),
-        ("e o dobro disso", "pt-PT", True),
-        ("what is the capital of france", "en-US", False),
-        ("quanto é dezassete vezes vinte e três", "pt-PT", False),
-    ],
-)
-def test_a_question_that_refers_back_is_told_apart(utterance: str, lang: str, expected: bool) -> None:
-    assert refers_back(utterance, lang) is expected
-
-
-def test_the_earlier_results_are_calculations_conversions_and_file_figures_oldest_first() -> None:
-    calls = [
-        RememberedCall("r0", "evaluate_expression", {"expression": "sqrt(144)"}, '{"result": "12"}'),
-        RememberedCall("r1", "evaluate_expression", {"expression": "sqrt(81)"}, '{"result": "9"}'),
-        RememberedCall(
-            "r2",
-            "unit_convert",
-            {"value": 21, "from_unit": "km", "to_unit": "mi"},
-            '{"result": 13.0488, "to_unit": "mi"}',
-        ),
-        RememberedCall("r3", "get_current_datetime", {"timezone": ""}, '{"time": "10:00"}'),
-    ]
-    assert earlier_results(calls, TOOLS) == (
-        "Results of the earlier turns, the last one last: sqrt(144) = 12; sqrt(81) = 9; "
-        "unit_convert(value=21, from_unit=km, to_unit=mi) = 13.0488 mi."
-    )
-    assert earlier_results(calls[3:], TOOLS) == ""
-
-
-def test_the_earlier_results_hold_a_tables_figures_not_a_files_lines() -> None:
-    plugins = find_toolbox_plugins()
-    tools = PersonaTools([plugins["ovos-filesystem-tools"](config={})], engine_name="test").current()
-    read = [
-        RememberedCall(
-            "r0", "read_file", {"path": "shopping.txt"}, '{"path": "shopping.txt", "line_count": 5}'
-        ),
-        RememberedCall(
-            "r1",
-            "read_file",
-            {"path": "week.csv"},
-            '{"line_count": 8, "columns": {"amount": {"rows": 7, "sum": 140, "mean": 20}}}',
-        ),
-    ]
-    assert earlier_results(read, tools) == (
-        "Results of the earlier turns, the last one last: week.csv amount: sum 140, mean 20 over 7 rows."
-    )

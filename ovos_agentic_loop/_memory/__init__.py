@@ -13,10 +13,8 @@ from ovos_agentic_loop._memory.conversation import ConversationMemory, Recall, r
 from ovos_agentic_loop._memory.followups import (
     Correction,
     Retarget,
-    earlier_results,
     follow_up_call,
     follow_up_in,
-    refers_back,
 )
 from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
 
@@ -27,10 +25,8 @@ __all__ = [
     "RememberedCall",
     "RememberedTurn",
     "Retarget",
-    "earlier_results",
     "follow_up_call",
     "follow_up_in",
     "redo_call",
-    "refers_back",
     "restated_note",
 ]

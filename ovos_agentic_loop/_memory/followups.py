@@ -25,9 +25,7 @@ language.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +34,6 @@ from ovos_plugin_manager.templates.agents import ToolCall
 from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
 from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop._text.numbers import in_digits, numbers
-from ovos_agentic_loop._text.values import plain_number
 from ovos_agentic_loop._tools.toolset import ToolSet
 
 __all__ = [
@@ -44,10 +41,8 @@ __all__ = [
     "Correction",
     "FollowUp",
     "Retarget",
-    "earlier_results",
     "follow_up_call",
     "follow_up_in",
-    "refers_back",
     "restated",
 ]
 
@@ -96,14 +91,6 @@ _FILLER_WORDS = {
     "de": "die das der zahl war ist prozent % eigentlich bitte",
 }
 _FILLERS = {language: frozenset(words.split()) for language, words in _FILLER_WORDS.items()}
-# The words that point back at an earlier result: "divide that by four", "y eso por cuatro".
-_BACK_WORDS = {
-    "en": "that those it this them these result",
-    "pt": "isso isto esse essa esses disso desse resultado",
-    "es": "eso esto ese esa esos resultado",
-    "de": "das dies davon ergebnis",
-}
-_BACK = {language: frozenset(words.split()) for language, words in _BACK_WORDS.items()}
 # A number as a calculator expression writes it (no sign: "-" there is the operation).
 _OPERAND = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
@@ -174,18 +161,6 @@ def _target(text: str, language: str) -> str | None:
     if not 1 <= len(words) <= 4 or any(w in _NO_TARGET for w in words):
         return None
     return " ".join(words)
-
-
-def refers_back(utterance: str, lang: str | None) -> bool:
-    """``utterance`` opens with an "and" or points at an earlier result ("divide that by four")."""
-    code = language_code(lang)
-    text = _PUNCTUATION.sub(" ", utterance.strip().lower())
-    words = set(text.split())
-    return any(
-        re.match(_ALSO[language], text.strip()) is not None or bool(words & _BACK[language])
-        for language in dict.fromkeys((code, "en"))
-        if language in _ALSO
-    )
 
 
 def follow_up_call(
@@ -288,65 +263,6 @@ def restated(follow_up: FollowUp, question: str) -> str:
     meant (told only "and in meters", it said its last answer again)."""
     change = f"in {follow_up.target}" if isinstance(follow_up, Retarget) else f"with {follow_up.written}"
     return f'The user asks the last question ("{question}") again, {change}.'
-
-
-def earlier_results(calls: Sequence[RememberedCall], toolset: ToolSet, most: int = 4) -> str:
-    """What the earlier turns' calculations and conversions gave, and the number columns of the
-    tables they read, oldest first, as one line for the model ("" when none
-    did): what a follow-up's "that", "those two" or "it" points at, said once more after the
-    question, where the bundled model reads it, rather than only in the remembered calls far above
-    it. ``calls``: the earlier calls with their results as the turn holds them (a file read again
-    has its new result)."""
-    found: list[str] = []
-    for call in calls:
-        spec = toolset.get(call.name)
-        role = spec.role if spec is not None else None
-        if role is None:
-            continue
-        try:
-            data = json.loads(call.result)
-        except ValueError:
-            continue
-        if not isinstance(data, dict):
-            continue
-        if role.kind == "reader":
-            found += _file_figures(str(call.arguments.get(role.argument, "")), data)
-        elif role.kind in ("calculator", "converter") and (value := _result_value(data)) is not None:
-            found.append(f"{_what(call, role.kind, role.argument)} = {value}")
-    found = list(dict.fromkeys(found))  # a file read in two turns, a calculation made again
-    if not found:
-        return ""
-    return "Results of the earlier turns, the last one last: " + "; ".join(found[-most:]) + "."
-
-
-def _result_value(data: dict[str, Any]) -> str | None:
-    """The value a calculation or conversion returned (with its unit where it has one)."""
-    value = data.get("result")
-    if isinstance(value, bool) or not isinstance(value, int | float | str) or _number_of(value) is None:
-        return None
-    unit = data.get("to_unit")
-    number = plain_number(float(value)) if isinstance(value, float) else str(value)
-    return f"{number} {unit}" if isinstance(unit, str) and unit else number
-
-
-def _file_figures(path: str, data: dict[str, Any]) -> list[str]:
-    """What a file reader worked out of a table: its number columns' sums and means. (Not a file's
-    line count: beside a note's three lines, "fifteen percent of that" may take the 3.)"""
-    columns = data.get("columns")
-    if not isinstance(columns, dict):
-        return []
-    return [
-        f"{path} {name}: sum {figures.get('sum')}, mean {figures.get('mean')} over {figures.get('rows')} rows"
-        for name, figures in columns.items()
-        if isinstance(figures, dict)
-    ]
-
-
-def _what(call: RememberedCall, kind: str, argument: str) -> str:
-    if kind == "calculator":
-        return str(call.arguments.get(argument, call.name))
-    said = ", ".join(f"{k}={v}" for k, v in call.arguments.items())
-    return f"{call.name}({said})"
 
 
 def _numbers(text: str, lang: str | None) -> list[float]:

@@ -14,7 +14,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage
 
 from ovos_agentic_loop._confirmation import Confirmation
 from ovos_agentic_loop._confirmation.sessions import running_turns
-from ovos_agentic_loop._memory import Recall, redo_call, refers_back, restated_note
+from ovos_agentic_loop._memory import Recall, redo_call, restated_note
 from ovos_agentic_loop._turn.state import TurnSetup
 from ovos_agentic_loop._turn.turn import Turn
 
@@ -32,7 +32,7 @@ def turn_of(
 ) -> Turn:
     """The turn for ``messages``; with ``recall``, its conversation's earlier calls put back before
     their answers, and the last turn's call made again first for a follow-up that changes one of
-    its values, else the earlier results a follow-up refers to said after the question (``_memory``)."""
+    its values, else the question it asks again said after it (``_memory``)."""
     if recall is None:
         return Turn(setup, list(messages), session_id=session_id, lang=lang, units=units)
     redo = redo_call(recall, setup.toolset, confirmation, lang)
@@ -46,7 +46,6 @@ def turn_of(
         earlier_calls=recall.call_ids,
         first_calls=(redo,) if redo is not None else (),
         after_question=[note] if note else [],
-        tell_earlier_results=redo is None and bool(recall.earlier) and refers_back(recall.question, lang),
     )
 
 

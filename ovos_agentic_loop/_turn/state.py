@@ -111,12 +111,9 @@ class TurnState:
     #: Calls the loop makes first, before the model's (the last turn's call, made again for a follow-up).
     first_calls: tuple[ToolCall, ...] = ()
     #: What the model is told after the question, as one message (not in the transcript, which the
-    #: rules read as what the user said): the earlier turns' results a follow-up refers to
-    #: (``tool_steps.tell_earlier_results``), files read earlier that changed since
+    #: rules read as what the user said): files read earlier that changed since
     #: (``tool_steps.read_again``), the question a follow-up asks again (``_memory.restated_note``).
     after_question: list[str] = field(default_factory=list)
-    #: The question refers back ("divide that by four"): the earlier results are told after it.
-    tell_earlier_results: bool = False
 
     def __post_init__(self) -> None:
         # A reply to a question asked in the message before it, read before the marks are removed:

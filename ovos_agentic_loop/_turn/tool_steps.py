@@ -12,8 +12,7 @@ from typing import Any
 
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
 
-from ovos_agentic_loop._memory.followups import earlier_results
-from ovos_agentic_loop._memory.records import RememberedCall, kept_result
+from ovos_agentic_loop._memory.records import kept_result
 from ovos_agentic_loop._runtime.cancellation import TurnInterrupted
 from ovos_agentic_loop._text.progress import progress_line
 from ovos_agentic_loop._text.protocol import parse_reply
@@ -67,25 +66,6 @@ def read_again(turn: TurnState) -> None:
     if changed:
         named = ", ".join(dict.fromkeys(c for c in changed if c)) or "a file"
         turn.after_question.append(READ_AGAIN.format(files=named, tool=found[0].name))
-
-
-def tell_earlier_results(turn: TurnState) -> None:
-    """For a question that refers back, the earlier turns' results as the turn now holds them (a
-    file read again with its new content) said after the question (``_memory.earlier_results``)."""
-    if not turn.tell_earlier_results:
-        return
-    asked = turn.transcript[: turn.question_end]
-    results = {m.tool_call_id: m.content or "" for m in asked if m.role == MessageRole.TOOL}
-    calls = [
-        RememberedCall(c.id, c.name, c.arguments if isinstance(c.arguments, dict) else {}, results[c.id])
-        for m in asked
-        if m.role == MessageRole.ASSISTANT
-        for c in m.tool_calls or []
-        if c.id in turn.earlier_calls and c.id in results
-    ]
-    note = earlier_results(calls, turn.setup.toolset)
-    if note:
-        turn.after_question.append(note)
 
 
 #: Told after the question when a file an earlier turn read has changed since.

@@ -64,7 +64,6 @@ class Turn(TurnState):
         self.emit(TurnStart(mode=self.mode, tools=self.setup.toolset.names, data=shortlisted))
         try:
             tool_steps.read_again(self)
-            tool_steps.tell_earlier_results(self)
             self._make_first_calls()
             decision = yield from self._next(stream)
             while True:

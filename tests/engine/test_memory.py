@@ -387,28 +387,6 @@ def test_a_new_place_asks_for_the_time_there() -> None:
     assert answer.endswith("in Asia/Tokyo.")
 
 
-def test_a_question_that_refers_back_is_told_the_earlier_results_after_it(maths: ToolBox) -> None:
-    first = "was ist zweihundertvierzig geteilt durch acht"
-    brain = ScriptedBrain([tool_call("evaluate_expression", expression="240 / 8"), _states_the_result])
-    engine = engine_with(brain, [maths])
-    answer = engine.continue_chat([user(first)], session_id="s", lang="de-DE").content
-    brain.add(tool_call("evaluate_expression", expression="30 * 3"), _states_the_result)
-
-    history = [user(first), said(answer), user("und das mal drei")]
-    assert engine.continue_chat(history, session_id="s", lang="de-DE").content == "That is 90."
-
-    asked = brain.calls[2].messages
-    assert asked[-2].role == MessageRole.USER and asked[-2].content.startswith("und das mal 3")
-    assert asked[-1].role == MessageRole.USER
-    assert asked[-1].content == "Results of the earlier turns, the last one last: 240 / 8 = 30."
-    # a question that does not refer back is not told them
-    brain.add("Ich weiß es nicht.")
-    engine.continue_chat(
-        [*history, said("That is 90."), user("wie spät ist es")], session_id="s", lang="de-DE"
-    )
-    assert "Results of the earlier turns" not in (brain.calls[-1].messages[-1].content or "")
-
-
 @pytest.mark.needs_package("ovos_yes_no")
 def test_a_call_that_waited_for_a_yes_is_never_run_by_a_later_turn(demo_tools: DemoToolBox) -> None:
     brain = ScriptedBrain([tool_call("add", a=40, b=2)])
