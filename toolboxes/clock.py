@@ -276,7 +276,7 @@ class DateTimeInfo(ToolOutput):
 class GetCurrentDatetimeArgs(ToolArguments):
     timezone: str | None = Field(
         None,
-        description="Place or time zone as said, such as 'auckland' or 'Europe/Berlin'; empty for here.",
+        description="Place or time zone as the user said it; empty for here.",
     )
 
 
@@ -398,8 +398,8 @@ class ClockToolBox(BundledToolBox):
             ),
             AgentTool(
                 "convert_timezone",
-                "Convert a time from one place or time zone to another, each as the user said it, "
-                "such as '15:00' from 'auckland' to 'sao paulo'. Handles daylight saving.",
+                "Convert a time the user said from one place or time zone to another, each named as "
+                "the user said it. Handles daylight saving.",
                 ConvertTimezoneArgs,
                 ConvertTimezoneOutput,
                 self.convert_timezone,

@@ -89,6 +89,7 @@ def test_a_spoken_dot_with_no_such_file_is_still_said_missing(tb: ToolBox) -> No
         "expenses_week.csv",
         "Expenses Week.csv",
         "expensesweek.csv",
+        "expenses/week.csv",  # a spoken separator written as a folder that is not there
     ],
 )
 def test_a_file_named_aloud_is_read_whatever_joins_its_words(
@@ -107,3 +108,4 @@ def test_two_files_that_differ_only_in_separators_are_not_guessed_between(
     (tmp_path / "expenses-week.csv").write_text("a\n")
     (tmp_path / "expenses_week.csv").write_text("b\n")
     assert missing(tb, path="expenses week.csv").startswith("file 'expenses week.csv' does not exist.")
+    assert missing(tb, path="expenses/week.csv").startswith("file 'expenses/week.csv' does not exist.")

@@ -435,20 +435,29 @@ class FileSystemToolBox(BundledToolBox):
         if os.path.isfile(said.real):
             return said if written != target.rel else None
         folder, _, name = written.rpartition("/")
+        alike = self._alike(folder, name)
+        if not alike and folder:  # "expenses/week.csv": a spoken separator written as a folder
+            folder, alike = "", self._alike("", written.replace("/", " "))
         try:
-            with os.scandir(os.path.join(self.sandbox.root, folder)) as scan:
-                alike = [
-                    e.name
-                    for e in itertools.islice(scan, self.settings.max_walk_entries)
-                    if e.is_file() and _joined(e.name) == _joined(name)
-                ]
             return (
                 self.sandbox.resolve(f"{folder}/{alike[0]}" if folder else alike[0])
                 if len(alike) == 1
                 else None
             )
-        except (OSError, PermissionError, ValueError):
+        except (PermissionError, ValueError):
             return None
+
+    def _alike(self, folder: str, name: str) -> list[str]:
+        """The files of ``folder`` whose names differ from ``name`` only in case and separators."""
+        try:
+            with os.scandir(os.path.join(self.sandbox.root, folder)) as scan:
+                return [
+                    e.name
+                    for e in itertools.islice(scan, self.settings.max_walk_entries)
+                    if e.is_file() and _joined(e.name) == _joined(name)
+                ]
+        except (OSError, PermissionError, ValueError):
+            return []
 
     def _require_file(self, target: InRoot) -> None:
         if os.path.isdir(target.real):
