@@ -81,6 +81,7 @@ def test_a_follow_up_asks_the_last_question_with_one_thing_changed(
         "and take away eighty",  # an operation on the result: the model reads it
         "and by twenty",  # which number "by" replaces: the model reads it
         "and in it",  # no target
+        "and to you",  # said back to a wish, not a target
         "and the square root of eighty one",  # a new question
         "and how many days are left in it",
         "no not now",  # no number

@@ -78,10 +78,12 @@ _IN: dict[str, str] = {
     "es": r"(?:en|a|para)",
     "de": r"(?:in|nach)",
 }
-# Words a target is not: "and in it", "and in that": the model reads those.
-_NO_TARGET = frozenset(
-    ["it", "that", "this", "there", "them", "isso", "isto", "eso", "esto", "das", "dem", "es"]
+# Words a target is not: "and in it", "and in that", "and to you": the model reads those.
+_NOT_TARGET_WORDS = (
+    "it that this there them you me us him her isso isto você ti mim eso esto usted mí "
+    "das dem es dich dir mir uns ihn sie"
 )
+_NO_TARGET = frozenset(_NOT_TARGET_WORDS.split())
 _PUNCTUATION = re.compile(r"[;:!?¿¡\"()]|(?<!\d),|,(?!\d)|\.(?!\d)")
 # The words a follow-up may say beside its number ("I meant the number seventy, actually").
 _FILLER_WORDS = {
