@@ -34,6 +34,7 @@ from ovos_plugin_manager.templates.agents import ToolCall
 from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
 from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop._text.numbers import in_digits, numbers
+from ovos_agentic_loop._text.values import plain_number
 from ovos_agentic_loop._tools.toolset import ToolSet
 
 __all__ = [
@@ -106,7 +107,7 @@ class Correction:
 
     @property
     def written(self) -> str:
-        return _written(self.value)
+        return plain_number(self.value)
 
 
 @dataclass(frozen=True)
@@ -172,14 +173,15 @@ def follow_up_call(
     cannot be told for sure (see the module's docstring)."""
     if isinstance(follow_up, Retarget):
         return _retargeted(follow_up, last, toolset)
+    said = list(dict.fromkeys(_numbers(last.question, lang)))
     calculator = toolset.with_role("calculator")
     if calculator is not None and any(c.name == calculator[0].name for c in last.calls):
-        return _recalculated(follow_up, last, calculator[0].name, calculator[1].argument, lang)
-    return _renumbered(follow_up, last, lang)
+        return _recalculated(follow_up, last, calculator[0].name, calculator[1].argument, said)
+    return _renumbered(follow_up, last, said)
 
 
 def _recalculated(
-    correction: Correction, last: RememberedTurn, calculator: str, argument: str, lang: str | None
+    correction: Correction, last: RememberedTurn, calculator: str, argument: str, said: list[float]
 ) -> ToolCall | None:
     """The last turn's one calculation with the number replaced."""
     calls = [c for c in last.calls if c.name == calculator]
@@ -189,7 +191,6 @@ def _recalculated(
     expression = call.arguments.get(argument)
     if not isinstance(expression, str):
         return None
-    said = list(dict.fromkeys(_numbers(last.question, lang)))
     operands = [(float(m.group()), m.span()) for m in _OPERAND.finditer(expression)]
     if not said or any(sum(1 for v, _ in operands if v == n) != 1 for n in said):
         return None  # the expression does not hold the question's numbers one each, as said
@@ -200,9 +201,8 @@ def _recalculated(
     return _again(call, {argument: expression[:start] + correction.written + expression[end:]})
 
 
-def _renumbered(correction: Correction, last: RememberedTurn, lang: str | None) -> ToolCall | None:
+def _renumbered(correction: Correction, last: RememberedTurn, said: list[float]) -> ToolCall | None:
     """The last turn's call whose one argument holds the replaced number, with the new one."""
-    said = list(dict.fromkeys(_numbers(last.question, lang)))
     target = _replaced(correction, said)
     if target is None:
         return None
@@ -277,7 +277,3 @@ def _only_a_number(text: str, lang: str | None, fillers: frozenset[str]) -> bool
     """``text`` says its number and nothing else but filler words."""
     words = in_digits(_PUNCTUATION.sub(" ", text), lang).lower().split()
     return all(w in fillers or re.fullmatch(r"-?\d+(?:[.,]\d+)*%?", w) for w in words)
-
-
-def _written(value: float) -> str:
-    return str(int(value)) if value.is_integer() else repr(value)
