@@ -314,3 +314,13 @@ def test_read_file_gives_no_figures_for_part_of_a_table(make: Any, sandbox_dirs:
     root, _ = sandbox_dirs
     (root / "long.csv").write_text("n,v\n" + "".join(f"r{i},{i}\n" for i in range(200)))
     assert make().call_tool("read_file", {"path": "long.csv", "limit": 100}).columns is None
+
+
+def test_read_file_returns_a_table_the_csv_reader_cannot_read_without_figures(
+    make: Any, sandbox_dirs: tuple[Path, Path]
+) -> None:
+    """A cell over the csv module's field limit: the text is still read, the figures are left out."""
+    root, _ = sandbox_dirs
+    (root / "wide.csv").write_text("name,amount\nrent," + "9" * 200_000 + "\n")
+    out = make(max_read_bytes=300_000).call_tool("read_file", {"path": "wide.csv"})
+    assert out.columns is None and out.content.startswith("name,amount")

@@ -5,7 +5,8 @@ A small model reading seven amounts adds them wrong (a week of expenses said as 
 "sum([2, 4, 4, 5])") and copies a figure it is given right. Read with the standard library's csv
 reader, its dialect sniffed among comma, semicolon and tab; a column is a number column when every
 cell it has is a number (a currency sign or unit around it allowed: "$12.40", "12,40 €" where ";"
-separates the cells). A table without a header row, or with no number column, has no figures.
+separates the cells). A table without a header row, with no number column, or that the csv reader
+cannot read has no figures: the file's text is returned all the same.
 """
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ def column_figures(path: str, text: str) -> dict[str, ColumnFigures] | None:
     except csv.Error:
         dialect = csv.excel_tab if path.lower().endswith(".tsv") else csv.excel
     decimal_comma = getattr(dialect, "delimiter", ",") != ","
-    rows = [r for r in csv.reader(io.StringIO(text), dialect) if any(cell.strip() for cell in r)]
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text), dialect) if any(cell.strip() for cell in r)]
+    except csv.Error:  # a cell over the csv module's field limit, a stray NUL: the text is still read
+        return None
     if len(rows) < 2:
         return None
     header, body = [h.strip() for h in rows[0]], rows[1:]
