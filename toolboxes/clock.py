@@ -37,7 +37,7 @@ from ovos_agentic_loop_toolboxes._core.settings import MAX_SHORT_CHARS, ToolboxS
 from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 
 TOOLBOX_ID = "ovos-clock-tools"
-ZONE_HELP = "Write an IANA time zone such as 'Europe/Lisbon', 'America/New_York' or 'UTC'"
+ZONE_HELP = "Write the city as the user said it, or an IANA time zone such as 'America/New_York' or 'UTC'"
 DATE_HELP = (
     "write dates as YYYY-MM-DD (such as 2025-03-14), or 'today', 'tomorrow', 'yesterday', "
     "or words such as 'next friday'"
