@@ -184,16 +184,15 @@ _SCIENTIFIC = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)[eE]([+-]?\d{1,2})(?![\w.]
 # A decimal comma too ("62,1371192237 Meilen"): a comma before five digits or more is no
 # thousands separator.
 _LONG_DECIMAL = re.compile(r"(?<![\w.,])(\d+)([.,])(\d{5,})(?!\d)(?![.,]\d)")
+_CENTS = Decimal("0.01")
 
 
 def _rounded(number: str) -> str:
     """A long decimal as a voice says it: two decimals, or three significant digits below 1
     (0.000009 stays), trailing zeros dropped (39.9999673716 -> 40)."""
     value = Decimal(number)
-    below_one = Decimal(f"{value:.3g}")
-    return plain_number(
-        str(value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) if value >= 1 else below_one)
-    )
+    shown = value.quantize(_CENTS, rounding=ROUND_HALF_UP) if value >= 1 else Decimal(f"{value:.3g}")
+    return plain_number(str(shown))
 
 
 # -- formulas --------------------------------------------------------------------------------------
