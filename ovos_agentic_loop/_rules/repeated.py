@@ -12,6 +12,7 @@ question asked again in the same words ("what time is it?") is no new question.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ovos_agentic_loop._rules.base import Nudge, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
@@ -25,26 +26,27 @@ def _plain(text: str) -> str:
     return _NOT_WORDS.sub(" ", text.lower()).strip()
 
 
+def _others(view: TurnView) -> Iterator[tuple[str, str]]:
+    """With no call of this turn: each earlier answer to another question than the one asked now,
+    as (that question, the answer's plain words)."""
+    if view.called:
+        return
+    asked = _plain(view.asked)
+    for question, answer in view.earlier_answers:
+        if _plain(question) != asked:
+            yield question, _plain(answer)
+
+
 def repeated_answer(view: TurnView) -> str | None:
     """The earlier question whose answer ``view.answer`` says again, or None."""
-    if view.called or not view.answer.strip():
-        return None
-    said, asked = _plain(view.answer), _plain(view.asked)
-    for question, answer in view.earlier_answers:
-        if _plain(answer) == said and _plain(question) != asked:
-            return question
-    return None
+    said = _plain(view.answer)
+    return next((q for q, answer in _others(view) if answer == said), None) if said else None
 
 
 def _may_apply(view: TurnView) -> bool:
     """No call this turn, and the answer so far begins as an earlier one does."""
-    if view.called:
-        return False
-    begun, asked = _plain(view.answer), _plain(view.asked)
-    return any(
-        _plain(answer).startswith(begun) and _plain(question) != asked
-        for question, answer in view.earlier_answers
-    )
+    begun = _plain(view.answer)
+    return any(answer.startswith(begun) for _, answer in _others(view))
 
 
 def _respond(question: str) -> Nudge:
