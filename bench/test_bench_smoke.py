@@ -782,7 +782,7 @@ def test_the_ablation_reads_the_rule_names_the_loop_takes() -> None:
     assert names == registry.RULE_NAMES
     configs = configurations(names)
     assert configs[:2] == [(ALL_ON, ()), (ALL_OFF, names)] and len(configs) == 2 + len(names)
-    assert parse_rules("head_arithmetic, dropped_sign", names) == ["head_arithmetic", "dropped_sign"]
+    assert parse_rules("head_arithmetic, ungrounded_value", names) == ["head_arithmetic", "ungrounded_value"]
     with pytest.raises(ValueError, match=r"unknown rules.*choose from described_call"):
         parse_rules("no_such_rule", names)
 

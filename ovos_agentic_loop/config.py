@@ -70,15 +70,21 @@ RuleName = Literal[
     "head_arithmetic",
     "unstated_result",
     "repeated_answer",
-    "dropped_sign",
-    "unsaid_year",
-    "unsaid_operands",
+    "ungrounded_value",
 ]
 
 
 #: Rules that were removed after the rules' ablation showed them earning nothing on held-out
 #: questions: a persona that still switches one off loads, and the log says it is gone.
 REMOVED_RULES = frozenset({"file_operand", "copied_example", "placeholder"})
+
+#: Rules that became part of another: a persona that switches one off switches off the rule it is
+#: part of now (what it asked for is off), and the log says so.
+MERGED_RULES: dict[str, RuleName] = {
+    "dropped_sign": "ungrounded_value",
+    "unsaid_year": "ungrounded_value",
+    "unsaid_operands": "ungrounded_value",
+}
 
 
 class LoopConfig(StrictSection):
@@ -136,14 +142,24 @@ class LoopConfig(StrictSection):
     @field_validator("disabled_rules", mode="before")
     @classmethod
     def _drop_removed_rules(cls, value: Any) -> Any:
-        """A removed rule's name is no error (it is off already); the log says so."""
+        """A removed rule's name is no error (it is off already), a merged one's switches off the
+        rule it is part of; the log says so."""
         if not isinstance(value, list):
             return value
         removed = {name for name in value if isinstance(name, str) and name in REMOVED_RULES}
         if removed:
             names = ", ".join(sorted(removed))
             LOG.warning(f"disabled_rules: {names}: removed, nothing to switch off")
-        return [name for name in value if not (isinstance(name, str) and name in removed)]
+        kept: list[Any] = []
+        for name in value:
+            if isinstance(name, str) and name in removed:
+                continue
+            if isinstance(name, str) and name in MERGED_RULES:
+                LOG.warning(f"disabled_rules: {name} is part of {MERGED_RULES[name]} now: switching that off")
+                name = MERGED_RULES[name]
+            if name not in kept:
+                kept.append(name)
+        return kept
 
     caller_toolboxes: bool = Field(
         default=False,

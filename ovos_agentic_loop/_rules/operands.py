@@ -1,4 +1,4 @@
-"""Unsaid operands: a calculation whose numbers the user never said and no tool returned.
+"""Unsaid numbers: a call holding a number the user never said and no tool returned.
 
 Asked "whats twenty five percent of three hundred and twenty", the bundled model called the
 calculator with ``325 * 0.25``; "vinte por cento de trezentos e quarenta" became ``20 / 100 *
@@ -15,6 +15,15 @@ sign, its hundredth (25 percent written 0.25), a known amount with its cents sai
 four dollars and fifty cents", 84.5), and a fraction far from every number said above 10: that is
 a factor the model brings (1.609 km a mile, 2.54 cm an inch, 0.4536 kg a pound), not a said
 number written wrong. A list of "usual" factors missed those three, and a conversion was refused.
+
+The same trace covers every argument a tool's schema types as a number or a list of numbers, of
+any toolbox: asked for the weekday and a percentage, the bundled model also called
+``unit_convert(100, "kg", "lb")`` and ``statistics_summary([2, 4, 4, 5])``, the examples of their
+own descriptions, and on "whats the average temperature in temps.csv" it passed a hundred invented
+numbers to the statistics without reading the file. There nothing is ordinary but the argument's
+declared default, one small whole number (a count or a setting: "the next 3 results"), and a
+calendar's counts (what a voice leaves unsaid: "a fortnight", "a year"); a list of numbers is data,
+and each of its numbers has to come from somewhere.
 """
 
 from __future__ import annotations
@@ -24,11 +33,12 @@ from dataclasses import dataclass
 
 from ovos_plugin_manager.templates.agents import MessageRole
 
-from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
+from ovos_agentic_loop._text.values import plain_number
+from ovos_agentic_loop._tools.spec import ToolSpec
 
-__all__ = ["UNSAID_OPERANDS", "said_numbers"]
+__all__ = ["Unsaid", "said_numbers", "unsaid_number"]
 
 # 32 and 1.8 (Fahrenheit), 273.15 (kelvin), 60, 24, 365, 3600 (time), 12 (months, inches)
 _CONSTANTS = frozenset({12.0, 24.0, 32.0, 1.8, 273.15, 60.0, 365.0, 3600.0, 0.01, 0.1, 0.5})
@@ -74,60 +84,109 @@ def _ordinary(number: str) -> bool:
 
 @dataclass(frozen=True)
 class Unsaid:
-    """A calculator call's ``number`` nobody said, and the question with its numbers in digits."""
+    """A call's ``number`` nobody said and no tool returned: in the calculator's expression, or in
+    a number argument (``parameter``) of any tool; and the question with its numbers in digits."""
 
     number: str
-    calculator: str
+    tool: str
+    parameter: str
     asked: str  # "" when the question holds no number
+    example: bool = False  # the number is the example in the parameter's own description
+    optional: bool = False  # the parameter may be left out
+
+    @property
+    def message(self) -> str:
+        where = "" if self.parameter == "" else f" ({self.parameter})"
+        said = f"Not run: {self.number}{where} is no number the user said or a tool returned"
+        if self.example:
+            said += f", it is the example in the description of {self.parameter}"
+        fix = f"Call {self.tool} again with the user's own numbers"
+        if self.optional:
+            fix += f", or leave {self.parameter} out"
+        if not self.asked:
+            return f"{said}. {fix}."
+        # The question itself, numbers in digits: given only the list "25, 320", the bundled model
+        # dropped the percent and wrote 25 * 320; the words say what to do with the numbers.
+        return f'{said}. The user asked, with the numbers in digits: "{self.asked}". {fix}.'
 
 
-def _detect(view: TurnView) -> Unsaid | None:
-    """A calculator call of the reply that holds a number nobody said and no tool returned."""
-    calculator, role = view.calculator, view.role("calculator")
-    if calculator is None or role is None:
-        return None
-    mine = [
-        c
-        for c in view.calls
-        if c.name == calculator
-        and isinstance(c.arguments, dict)
-        and isinstance(c.arguments.get(role.argument), str)
-    ]
-    if not mine:
-        return None
-    known = said_numbers(view)
-    known |= _derived(known)
-    for call in mine:
-        unsaid = [n for n in numbers(call.arguments[role.argument]) if not _ordinary(n)]
-        unsaid = [n for n in unsaid if not grounded(n, known) and not _a_factor(n, known)]
-        if unsaid:
-            asked = in_digits(view.question, view.lang)
-            return Unsaid(unsaid[0], calculator, asked.strip() if numbers(asked) else "")
+#: What a number argument of any tool may hold without the user saying it: nothing and one ("a
+#: mile", "next month"), and the counts of a calendar ("next week", "a fortnight", "a year").
+_UNSAID_AMOUNTS = frozenset({0.0, 1.0, 7.0, 12.0, 14.0, 24.0, 30.0, 60.0, 365.0})
+
+
+def unsaid_number(view: TurnView) -> Unsaid | None:
+    """The first number of the reply's calls that nobody said and no tool returned: in the
+    calculator's expression (where a calculation's own numbers are ordinary), or in an argument
+    its tool's schema types as a number or a list of numbers (where only its default, a small
+    whole number alone, and a calendar's counts are)."""
+    known: set[float] | None = None
+    for call in view.calls:
+        spec = view.tools.get(call.name)
+        if spec is None or not isinstance(call.arguments, dict):
+            continue
+        for parameter, value in call.arguments.items():
+            checked = _checked_numbers(view, spec, parameter, value)
+            if not checked:
+                continue
+            known = known if known is not None else _known(view)
+            for number, in_expression in checked:
+                if _traced(number, known, in_expression, spec.properties.get(parameter)):
+                    continue
+                asked = in_digits(view.asked or view.question, view.lang).strip()
+                schema = spec.properties.get(parameter) or {}
+                return Unsaid(
+                    number,
+                    call.name,
+                    "" if in_expression else parameter,
+                    asked if numbers(asked) else "",
+                    example=not in_expression and _in_description(number, schema),
+                    optional=not in_expression and parameter not in spec.required,
+                )
     return None
 
 
-def _respond(found: Unsaid) -> Response:
-    number, calculator = found.number, found.calculator
-    if not found.asked:
-        message = (
-            f"Not run: {number} is no number the user said or a tool returned. Call {calculator} "
-            "again with the user's own numbers."
-        )
-    else:
-        # The question itself, numbers in digits: given only the list "25, 320", the bundled model
-        # dropped the percent and wrote 25 * 320; the words say what to do with the numbers.
-        message = (
-            f"Not run: {number} is no number the user said or a tool returned. The user asked, with "
-            f'the numbers in digits: "{found.asked}". Call {calculator} again with these numbers.'
-        )
-    return Nudge(UNSAID_OPERANDS.description, message)
+def _checked_numbers(view: TurnView, spec: ToolSpec, parameter: str, value: object) -> list[tuple[str, bool]]:
+    """The numbers of one argument that must be traced, each with whether it is in the
+    calculator's expression: the calculator's argument, and the number-typed arguments."""
+    role = spec.role
+    if role is not None and role.kind == "calculator" and parameter == role.argument:
+        return [(n, True) for n in numbers(value)] if isinstance(value, str) else []
+    schema = spec.properties.get(parameter)
+    if not isinstance(schema, dict) or not _number_typed(schema):
+        return []
+    values = value if isinstance(value, list) else [value]
+    found = [plain_number(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if isinstance(value, list):
+        return [(n, False) for n in found]
+    # One small whole number is a count or a setting the model may well choose ("the next 3
+    # results"); a list of them is data, and has to come from somewhere.
+    return [(n, False) for n in found if not (float(n).is_integer() and abs(float(n)) <= 10)]
 
 
-UNSAID_OPERANDS: Rule[Unsaid] = Rule(
-    "unsaid_operands",
-    Stage.BEFORE_CALL,
-    _detect,
-    _respond,
-    description="numbers nobody said",
-    needs=frozenset({Need.CALCULATOR}),
-)
+def _number_typed(schema: dict[str, object]) -> bool:
+    """A parameter whose schema takes a number, or a list of numbers."""
+    kinds = {"number", "integer"}
+    items = schema.get("items")
+    return schema.get("type") in kinds or (
+        schema.get("type") == "array" and isinstance(items, dict) and items.get("type") in kinds
+    )
+
+
+def _known(view: TurnView) -> set[float]:
+    known = said_numbers(view)
+    return known | _derived(known)
+
+
+def _traced(number: str, known: set[float], in_expression: bool, schema: object) -> bool:
+    """Whether ``number`` comes from somewhere: said, returned, or ordinary where it stands."""
+    if in_expression:
+        return _ordinary(number) or grounded(number, known) or _a_factor(number, known)
+    value = float(number)
+    default = schema.get("default") if isinstance(schema, dict) else None
+    return abs(value) in _UNSAID_AMOUNTS or value == default or grounded(number, known)
+
+
+def _in_description(number: str, schema: dict[str, object]) -> bool:
+    description = schema.get("description")
+    return isinstance(description, str) and float(number) in {float(n) for n in numbers(description)}

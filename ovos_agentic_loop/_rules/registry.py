@@ -13,13 +13,11 @@ from ovos_plugin_manager.templates.agents import ToolCall
 from ovos_agentic_loop._rules.arithmetic import HEAD_ARITHMETIC
 from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.described import DESCRIBED
-from ovos_agentic_loop._rules.operands import UNSAID_OPERANDS
+from ovos_agentic_loop._rules.grounding import UNGROUNDED_VALUE
 from ovos_agentic_loop._rules.repeated import REPEATED_ANSWER
-from ovos_agentic_loop._rules.signs import DROPPED_SIGN
 from ovos_agentic_loop._rules.unread import UNREAD_FILE
 from ovos_agentic_loop._rules.unstated import UNSTATED_RESULT
 from ovos_agentic_loop._rules.view import TurnView
-from ovos_agentic_loop._rules.years import UNSAID_YEAR
 from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop.config import RuleName
 
@@ -39,9 +37,7 @@ RULES: tuple[Rule[Any], ...] = (
     UNSTATED_RESULT,
     REPEATED_ANSWER,
     # on a reply's calls, before they run
-    DROPPED_SIGN,
-    UNSAID_YEAR,
-    UNSAID_OPERANDS,
+    UNGROUNDED_VALUE,
 )
 
 #: The rules' names, in order: what ``disabled_rules`` may name (``config.RuleName``).

@@ -17,12 +17,11 @@ import json
 import re
 from dataclasses import dataclass
 
-from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import in_digits, numbers
 from ovos_agentic_loop._text.values import leaves
 
-__all__ = ["DROPPED_SIGN"]
+__all__ = ["Unsigned", "dropped_sign"]
 
 # A number in an expression with what precedes it: a minus sign (ASCII or U+2212) before it,
 # across spaces and opening parentheses, makes it signed.
@@ -37,8 +36,19 @@ class Unsigned:
     tool: str
     signed_call: str  # the call's arguments with the sign, as JSON
 
+    @property
+    def message(self) -> str:
+        # The whole call, signed: told only "again with -20", the bundled model called the
+        # calculator with "-20" alone and lost the conversion.
+        number = self.number
+        return (
+            f"Not run: the user said minus {number} (-{number}), and this call has "
+            f"{number}. Call {self.tool} again with -{number}: {self.signed_call}"
+        )
 
-def _detect(view: TurnView) -> Unsigned | None:
+
+def dropped_sign(view: TurnView) -> Unsigned | None:
+    """A call of the reply holding N where the user said minus N, and never N itself."""
     said = numbers(in_digits(view.question, view.lang))
     negative = {abs(float(n)): n.lstrip("-") for n in said if float(n) < 0}
     if not negative:
@@ -51,22 +61,6 @@ def _detect(view: TurnView) -> Unsigned | None:
                 fixed = json.dumps(_with_sign(call.arguments, value), ensure_ascii=False)
                 return Unsigned(negative[value], call.name, fixed)
     return None
-
-
-def _respond(found: Unsigned) -> Response:
-    # The whole call, signed: told only "again with -20", the bundled model called the calculator
-    # with "-20" alone and lost the conversion.
-    number = found.number
-    return Nudge(
-        DROPPED_SIGN.description,
-        f"Not run: the user said minus {number} (-{number}), and this call has "
-        f"{number}. Call {found.tool} again with -{number}: {found.signed_call}",
-    )
-
-
-DROPPED_SIGN: Rule[Unsigned] = Rule(
-    "dropped_sign", Stage.BEFORE_CALL, _detect, _respond, description="a sign the user said, dropped"
-)
 
 
 def _with_sign(arguments: object, value: float) -> object:

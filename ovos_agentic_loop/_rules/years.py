@@ -21,13 +21,12 @@ from dataclasses import dataclass
 
 from ovos_plugin_manager.templates.agents import MessageRole
 
-from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.operands import said_numbers
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import in_digits, numbers
 from ovos_agentic_loop._text.values import leaves
 
-__all__ = ["UNSAID_YEAR"]
+__all__ = ["OldDate", "old_date"]
 
 _DATE = re.compile(r"(?<!\d)((?:1[89]|2\d)\d\d)-(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])(?!\d)")
 _YEAR_PAIR = re.compile(r"(?<![\d.])(1[0-9]|20) (\d{2})(?![\d.])")  # "19 99": a year said in two pairs
@@ -42,8 +41,17 @@ class OldDate:
     today: str
     tool: str
 
+    @property
+    def message(self) -> str:
+        return (
+            f"Not run: {self.date} is in {self.year}, a year nobody named; today is "
+            f"{self.today}. Call {self.tool} again with the date the user means (this "
+            "year's, or next year's once this year's has passed)."
+        )
 
-def _detect(view: TurnView) -> OldDate | None:
+
+def old_date(view: TurnView) -> OldDate | None:
+    """A call's date two or more years back, in a year the conversation never names."""
     today = view.today
     dated = [(call, match) for call in view.calls for match in _dates(call.arguments)]
     old = [(call, match) for call, match in dated if int(match.group(1)) <= today.year - 2]
@@ -54,20 +62,6 @@ def _detect(view: TurnView) -> OldDate | None:
         if int(match.group(1)) not in said:
             return OldDate(match.group(0), match.group(1), today.isoformat(), call.name)
     return None
-
-
-def _respond(found: OldDate) -> Response:
-    return Nudge(
-        UNSAID_YEAR.description,
-        f"Not run: {found.date} is in {found.year}, a year nobody named; today is "
-        f"{found.today}. Call {found.tool} again with the date the user means (this "
-        "year's, or next year's once this year's has passed).",
-    )
-
-
-UNSAID_YEAR: Rule[OldDate] = Rule(
-    "unsaid_year", Stage.BEFORE_CALL, _detect, _respond, description="a past year nobody said"
-)
 
 
 def _dates(arguments: object) -> list[re.Match[str]]:

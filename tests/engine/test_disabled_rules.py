@@ -53,7 +53,7 @@ def test_the_other_rules_stay_on(maths: ToolBox) -> None:
     finals: list[Any] = []
     engine.add_step_listener(lambda event: finals.append(event) if event.kind == "final" else None)
     assert engine.continue_chat(user(QUESTION)).content == "It is 352.5."
-    assert finals[-1].rules == ["unsaid_operands"]
+    assert finals[-1].rules == ["ungrounded_value"]
     assert "2250 is no number the user said" in brain.calls[1].last.content
     brain.assert_complete()
 
@@ -84,3 +84,14 @@ def test_a_removed_rule_named_is_accepted_and_the_others_stay_on(maths: ToolBox,
     assert len(brain.calls) == 3  # sent back once by head arithmetic
     assert "placeholder" not in RULE_NAMES
     assert any("placeholder: removed, nothing to switch off" in message for message in ovos_log.at("warning"))
+
+
+def test_a_merged_rule_named_switches_off_the_rule_it_is_part_of(maths: ToolBox, ovos_log: Any) -> None:
+    """A persona written when numbers nobody said were their own rule: naming it still switches
+    that correction off (the number runs as written), and the log names the rule it is part of."""
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="0.15 * 2250"), "It is 337.5."])
+    engine = engine_with(brain, [maths], disabled_rules=["unsaid_operands", "dropped_sign"])
+    assert engine.continue_chat(user(QUESTION)).content == "It is 337.5."
+    brain.assert_complete()
+    warnings = ovos_log.at("warning")
+    assert any("unsaid_operands is part of ungrounded_value now" in message for message in warnings)

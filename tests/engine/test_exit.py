@@ -32,7 +32,7 @@ outcome = []
 
 def turn(engine):
     try:
-        outcome.append(engine.get_response("hi"))
+        outcome.append(engine.get_response("wait 120 seconds"))
     except BaseException as exc:
         outcome.append(exc)
         print("turn ended:", type(exc).__name__, exc, flush=True)

@@ -67,7 +67,7 @@ def test_several_calls_in_one_reply_keep_call_order(demo_tools: DemoToolBox) -> 
     )
     engine = engine_with(brain, [demo_tools])
 
-    engine.continue_chat(user("go"))
+    engine.continue_chat(user("go, 0.3 seconds each"))
 
     tool_messages = [m for m in brain.calls[1].messages if m.role == MessageRole.TOOL]
     assert [m.name for m in tool_messages] == ["sleep", "add"]

@@ -43,7 +43,7 @@ def test_a_tool_that_outlasts_the_delay_gets_one_line_and_the_answer_is_unchange
     brain = ScriptedBrain([tool_call("sleep", seconds=1.2), "Done sleeping."])
     engine = engine_with(brain, [demo_tools], progress_delay=0.3)
     events = recorded(engine)
-    answer = engine.continue_chat(user("sleep a bit"))
+    answer = engine.continue_chat(user("sleep 1.2 seconds"))
     assert answer.content == "Done sleeping."
     assert lines(events) == [GENERIC_LINES["en"]]  # the demo tool declares no phrase of its own
     kinds = [e.kind for e in events if isinstance(e, (ToolCallStep, Progress, ToolResult))]
@@ -91,7 +91,7 @@ def test_switched_off_it_says_nothing(demo_tools: DemoToolBox) -> None:
     brain = ScriptedBrain([tool_call("sleep", seconds=0.6), "Done."])
     engine = engine_with(brain, [demo_tools], progress_delay=0.1, progress_speech=False)
     events = recorded(engine)
-    engine.continue_chat(user("sleep"))
+    engine.continue_chat(user("sleep 0.6 seconds"))
     assert lines(events) == []
 
 
@@ -99,7 +99,7 @@ def test_the_streamed_answer_holds_no_progress_line(demo_tools: DemoToolBox) -> 
     brain = ScriptedBrain([tool_call("sleep", seconds=0.6), "I slept. Now I am awake."])
     engine = engine_with(brain, [demo_tools], progress_delay=0.1)
     events = recorded(engine)
-    sentences = list(engine.stream_sentences(user("sleep")))
+    sentences = list(engine.stream_sentences(user("sleep 0.6 seconds")))
     assert sentences == ["I slept.", "Now I am awake."]
     assert lines(events) == [GENERIC_LINES["en"]]
 
@@ -110,14 +110,14 @@ def test_the_personas_template_and_the_hosts_hook_come_first(demo_tools: DemoToo
         brain, [demo_tools], progress_delay=0.1, progress_lines={"sl*": "Napping with {label}."}
     )
     events = recorded(engine)
-    engine.continue_chat(user("sleep"))
+    engine.continue_chat(user("sleep 0.5 seconds"))
     assert lines(events) == ["Napping with the cat."]
 
     brain = ScriptedBrain([tool_call("sleep", seconds=0.5), "Done."])
     engine = engine_with(brain, [demo_tools], progress_delay=0.1)
     engine.progress_lines = lambda tool, arguments, lang: f"Hang on, {tool} for {arguments['seconds']} s."
     events = recorded(engine)
-    engine.continue_chat(user("sleep"))
+    engine.continue_chat(user("sleep 0.5 seconds"))
     assert lines(events) == ["Hang on, sleep for 0.5 s."]
 
 
@@ -158,7 +158,7 @@ def test_under_a_voice_assistant_the_line_is_spoken_in_the_turns_session(demo_to
     )
 
     def handle_persona_query(message: Message) -> list[str]:  # ovos-persona: the stream, in the handler
-        return list(engine.stream_sentences(user("sleep"), session_id=session, lang="pt-PT"))
+        return list(engine.stream_sentences(user("sleep 0.6 seconds"), session_id=session, lang="pt-PT"))
 
     assert handle_persona_query(message) == ["Done."]
     assert [m.data["utterance"] for m in sent] == [GENERIC_LINES["pt"]]
@@ -183,7 +183,7 @@ def test_a_hook_that_raises_is_reported_and_the_toolboxs_words_are_said(
 
     engine.progress_lines = broken
     events = recorded(engine)
-    assert engine.continue_chat(user("sleep")).content == "Done."
+    assert engine.continue_chat(user("sleep 0.5 seconds")).content == "Done."
     assert lines(events) == [GENERIC_LINES["en"]]
     assert any("progress_lines hook" in message and "KeyError" in message for _, message in ovos_log.records)
 

@@ -34,7 +34,7 @@ def test_concurrent_sessions_do_not_see_each_other(demo_tools: DemoToolBox) -> N
     with ThreadPoolExecutor(4) as pool:
         answers = list(
             pool.map(
-                lambda n: engine.continue_chat(user(f"number {n}"), session_id=f"s{n}").content, range(4)
+                lambda n: engine.continue_chat(user(f"{n} + 1000"), session_id=f"s{n}").content, range(4)
             )
         )
 

@@ -94,7 +94,7 @@ def test_max_parallel_tools_bounds_concurrency(demo_tools: DemoToolBox) -> None:
     )
     engine = engine_with(brain, [demo_tools], max_parallel_tools=2)
     started = time.monotonic()
-    engine.continue_chat(user("go"))
+    engine.continue_chat(user("go, 0.4 seconds each"))
     assert time.monotonic() - started >= 0.75  # two waves of two, not one wave of four
 
 

@@ -149,3 +149,39 @@ def test_only_the_call_with_an_unsaid_number_is_held_back_the_others_run() -> No
     assert '"result": "42"' in results[0].content
     assert '"result": "63"' in results[2].content
     brain.assert_complete()
+
+
+def test_a_number_copied_from_a_tools_description_is_not_run_and_the_said_one_is() -> None:
+    """Asked for pounds in seventy kilos, the bundled model sent ``unit_convert(100, ...)``: the
+    example of the value's own description. The call is held back; the model hears where 100 came
+    from and the question in digits, and its call with 70 runs."""
+    brain = ScriptedBrain(
+        [
+            tool_call("unit_convert", value=100, from_unit="kg", to_unit="lb"),
+            tool_call("unit_convert", value=70, from_unit="kg", to_unit="lb"),
+            saying_the_result,
+        ]
+    )
+    answer = engine_with(brain, maths()).continue_chat(user("how many pounds is seventy kilos"))
+    held = brain.calls[1].last.content
+    assert held.startswith("Not run: 100 (value) is no number the user said or a tool returned")
+    assert "the example in the description of value" in held
+    assert '"how many pounds is 70 kilos"' in held
+    assert "154.32" in (answer.content or "")
+    brain.assert_complete()
+
+
+def test_numbers_for_the_statistics_come_from_the_file_read_not_from_nowhere() -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("statistics_summary", numbers=[2, 4, 4, 5]),
+            tool_call("statistics_summary", numbers=[18, 21, 24]),
+            "The average is 21.",
+        ]
+    )
+    engine_with(brain, maths()).continue_chat(
+        user("whats the average of eighteen twenty one and twenty four")
+    )
+    assert brain.calls[1].last.content.startswith("Not run: 2 (numbers) is no number the user said")
+    assert '"mean": 21' in brain.calls[2].last.content
+    brain.assert_complete()

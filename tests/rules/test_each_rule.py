@@ -145,42 +145,139 @@ def test_repeated_answer_alone() -> None:
     assert _found("repeated_answer", called) is None
 
 
-def test_dropped_sign_alone() -> None:
-    view = _view("whats minus five celsius in fahrenheit")
-    found = _found("dropped_sign", view.with_calls([_call("evaluate_expression", expression="5*9/5+32")]))
+def test_ungrounded_value_alone() -> None:
+    """A sign dropped, a year nobody named, a number nobody said: each traced, each found."""
+    minus = _view("whats minus five celsius in fahrenheit")
+    found = _found(
+        "ungrounded_value", minus.with_calls([_call("evaluate_expression", expression="5*9/5+32")])
+    )
     assert (found.number, found.tool) == ("5", "evaluate_expression")
+    signed = minus.with_calls([_call("evaluate_expression", expression="-5*9/5+32")])
+    assert _found("ungrounded_value", signed) is None
+
+    christmas = _view("How many days until Christmas?")
+    found = _found("ungrounded_value", christmas.with_calls([_call("days_between", end_date="2019-12-25")]))
+    assert found.year == "2019"
+    named = _view("Days until Christmas 2019?").with_calls([_call("days_between", end_date="2019-12-25")])
+    assert _found("ungrounded_value", named) is None
+
+    percent = _view("What is 15% of 2350?")
+    found = _found(
+        "ungrounded_value", percent.with_calls([_call("evaluate_expression", expression="0.15 * 2250")])
+    )
+    assert found.number == "2250"
+    right = percent.with_calls([_call("evaluate_expression", expression="0.15 * 2350")])
+    assert _found("ungrounded_value", right) is None
+
+
+def _number_tools() -> ToolSet:
+    convert = ToolSpec(
+        "unit_convert",
+        "Convert units.",
+        {
+            "type": "object",
+            "properties": {
+                "value": {"type": "number", "description": "The number: 100, -5."},
+                "from_unit": {"type": "string"},
+                "to_unit": {"type": "string"},
+            },
+            "required": ["value", "from_unit", "to_unit"],
+        },
+    )
+    stats = ToolSpec(
+        "statistics_summary",
+        "Summary of numbers.",
+        {
+            "type": "object",
+            "properties": {"numbers": {"type": "array", "items": {"type": "number"}}},
+            "required": ["numbers"],
+        },
+    )
+    dates = ToolSpec(
+        "add_to_date",
+        "Add to a date.",
+        {
+            "type": "object",
+            "properties": {
+                "days": {"type": "integer", "default": 0},
+                "weeks": {"type": "integer", "default": 0},
+                "limit": {"type": "integer"},
+            },
+        },
+    )
+    return ToolSet((convert, stats, dates), {}, frozenset())
+
+
+def _asked(question: str, *calls: ToolCall, lang: str = "en-US") -> TurnView:
+    view = TurnView(_number_tools(), [AgentMessage(MessageRole.USER, question)], {}, False, lang=lang)
+    return view.with_calls(calls)
+
+
+def test_a_number_argument_of_any_tool_is_traced_to_what_the_user_said() -> None:
+    copied = _asked(
+        "how many pounds is seventy kilos", _call("unit_convert", value=100, from_unit="kg", to_unit="lb")
+    )
+    found = _found("ungrounded_value", copied)
+    assert (found.number, found.tool, found.parameter) == ("100", "unit_convert", "value")
+    assert found.example  # 100 is the example of the parameter's own description
+    assert "it is the example in the description of value" in found.message
+    assert 'The user asked, with the numbers in digits: "how many pounds is 70 kilos"' in found.message
+    said = _asked(
+        "how many pounds is seventy kilos", _call("unit_convert", value=70, from_unit="kg", to_unit="lb")
+    )
+    assert _found("ungrounded_value", said) is None
+    spanish = _asked(
+        "cuántas libras son setenta kilos",
+        _call("unit_convert", value=70, from_unit="kg", to_unit="lb"),
+        lang="es-ES",
+    )
+    assert _found("ungrounded_value", spanish) is None
+
+
+def test_a_list_of_numbers_nobody_gave_is_not_run() -> None:
+    invented = _asked(
+        "whats the average temperature in temps.csv", _call("statistics_summary", numbers=[21.5, 19, 23])
+    )
+    assert _found("ungrounded_value", invented).number == "21.5"
+    given = _asked("average of 21.5, 19 and 23", _call("statistics_summary", numbers=[21.5, 19, 23]))
+    assert _found("ungrounded_value", given) is None
+
+
+def test_a_tool_result_a_default_and_the_counts_a_voice_leaves_unsaid_ground_a_number() -> None:
+    read = AgentMessage(MessageRole.TOOL, '{"content": "21.5\n19\n23"}', tool_call_id="r")
+    reading = ToolCall(id="r", name="read_file", arguments={"path": "temps.csv"})
+    transcript = [
+        AgentMessage(MessageRole.USER, "whats the average temperature in temps.csv"),
+        AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[reading]),
+        read,
+    ]
+    view = TurnView(_number_tools(), transcript, {}, False)
     assert (
-        _found("dropped_sign", view.with_calls([_call("evaluate_expression", expression="-5*9/5+32")]))
+        _found("ungrounded_value", view.with_calls([_call("statistics_summary", numbers=[21.5, 19, 23])]))
         is None
     )
-
-
-def test_unsaid_year_alone() -> None:
-    view = _view("How many days until Christmas?")
-    assert (
-        _found("unsaid_year", view.with_calls([_call("days_between", end_date="2019-12-25")])).year == "2019"
-    )
-    assert (
-        _found(
-            "unsaid_year",
-            _view("Days until Christmas 2019?").with_calls([_call("days_between", end_date="2019-12-25")]),
+    # "next week", "a fortnight", a default: nobody says them as numbers
+    for arguments in ({"weeks": 1}, {"days": 14}, {"days": 0}):
+        assert (
+            _found("ungrounded_value", _asked("what date is it next week", _call("add_to_date", **arguments)))
+            is None
         )
-        is None
+    # said in words
+    assert (
+        _found("ungrounded_value", _asked("the date in three weeks", _call("add_to_date", weeks=3))) is None
+    )
+    assert (
+        _found("ungrounded_value", _asked("the date in three weeks", _call("add_to_date", days=45)))
+        is not None
     )
 
 
-def test_unsaid_operands_alone() -> None:
-    view = _view("What is 15% of 2350?")
-    assert (
-        _found(
-            "unsaid_operands", view.with_calls([_call("evaluate_expression", expression="0.15 * 2250")])
-        ).number
-        == "2250"
+def test_an_optional_number_nobody_said_may_be_left_out() -> None:
+    found = _found(
+        "ungrounded_value", _asked("what date is it in two days", _call("add_to_date", days=2, limit=500))
     )
-    assert (
-        _found("unsaid_operands", view.with_calls([_call("evaluate_expression", expression="0.15 * 2350")]))
-        is None
-    )
+    assert (found.number, found.parameter, found.optional) == ("500", "limit", True)
+    assert found.message.endswith("or leave limit out.")
 
 
 @pytest.mark.parametrize("name", RULE_NAMES)
@@ -214,9 +311,9 @@ def test_the_year_rule_reads_the_injected_day_on_each_day_of_a_week(day: int) ->
 
     today = dt.date(2026, 11, 30) + dt.timedelta(days=day)  # Monday to Sunday
     view = replace(_view("How many days until Christmas?"), today=today)
-    old = _found("unsaid_year", view.with_calls([_call("days_between", end_date="2024-12-25")]))
+    old = _found("ungrounded_value", view.with_calls([_call("days_between", end_date="2024-12-25")]))
     assert old is not None and (old.year, old.today) == ("2024", today.isoformat())
-    assert _found("unsaid_year", view.with_calls([_call("days_between", end_date="2026-12-25")])) is None
+    assert _found("ungrounded_value", view.with_calls([_call("days_between", end_date="2026-12-25")])) is None
 
 
 def test_a_program_is_looked_up_through_the_injected_lookup() -> None:
@@ -244,7 +341,7 @@ def test_a_tool_without_a_declared_role_gets_no_role_based_rule() -> None:
     assert view.calculator is None
     assert _found("head_arithmetic", view.with_answer("It is 352.5.")) is None
     assert (
-        _found("unsaid_operands", view.with_calls([_call("evaluate_expression", expression="0.15 * 2250")]))
+        _found("ungrounded_value", view.with_calls([_call("evaluate_expression", expression="0.15 * 2250")]))
         is None
     )
 

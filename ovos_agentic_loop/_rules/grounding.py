@@ -1,0 +1,37 @@
+"""Every value grounded: a call whose arguments hold a value the conversation never gave is not run.
+
+Before a reply's calls run, each value they carry is traced to where it can come from: the user's
+words (numbers in words read in the session's language), a tool result or call of this
+conversation, or the tool's own declared default. What the bundled model invents is what fails a
+voice question: a number written wrong or copied from a tool's description (``operands``), a
+sign the user said and the call dropped (``signs``), a year of its training data (``years``).
+One rule, one finding at a time, the most specific first: the sign (the call signed is given
+back), then the year (today's date is given), then the number (the question in digits is given).
+The call is held back and the model told which value, once per finding (the table's budget: sent
+again as it was, the call runs, since the user may mean it).
+"""
+
+from __future__ import annotations
+
+from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
+from ovos_agentic_loop._rules.operands import Unsaid, unsaid_number
+from ovos_agentic_loop._rules.signs import Unsigned, dropped_sign
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._rules.years import OldDate, old_date
+
+__all__ = ["UNGROUNDED_VALUE", "Ungrounded"]
+
+Ungrounded = Unsigned | OldDate | Unsaid
+
+
+def _detect(view: TurnView) -> Ungrounded | None:
+    return dropped_sign(view) or old_date(view) or unsaid_number(view)
+
+
+def _respond(found: Ungrounded) -> Response:
+    return Nudge(UNGROUNDED_VALUE.description, found.message)
+
+
+UNGROUNDED_VALUE: Rule[Ungrounded] = Rule(
+    "ungrounded_value", Stage.BEFORE_CALL, _detect, _respond, description="a value nobody said"
+)
