@@ -87,7 +87,7 @@ def _hour_pattern(hour: int) -> str:
     right, wrong = ("p", "a") if hour >= 12 else ("a", "p")
     part = "morning" if hour < 12 else "(?:afternoon|evening|night)"
     start = r"(?<![\d:.])(?<!\d\s)"
-    minutes = r"(?:[:h.]\s?\d\d|\s+\d\d\b)"
+    minutes = r"(?:[:h.]\s?\d\d(?::\d\d)?|\s+\d\d\b)"  # seconds too: "10:04:00 p.m."
     not_wrong = rf"(?!\s*{wrong}\.?\s?m\b|\s+in\s+the\s+(?!{part}))"
     clock24 = rf"0?{hour}(?:{minutes}|\s*uhr\b|\s*o.?clock){not_wrong}"
     clock12 = rf"{h12}{minutes}?(?:\s*o.?clock)?(?:\s*{right}\.?\s?m\b|\s+in\s+the\s+{part}|\s+at\s+night)"

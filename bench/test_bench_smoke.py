@@ -516,9 +516,9 @@ def test_spoken_language_tools_and_protocol_checks() -> None:
 def test_spoken_time_and_date_checks() -> None:
     moment = dt.datetime(2026, 12, 1, 11, 20, tzinfo=dt.timezone.utc)  # 20:20 in Tokyo, 06:20 in New York
     tokyo = _spoken("tz-tokyo")
-    for good in ("It is 20:20 in Tokyo.", "It is 8:20 PM in Tokyo.", "It's 20h20."):
+    for good in ("It is 20:20 in Tokyo.", "It is 8:20 PM in Tokyo.", "It's 20h20.", "It is 8:20:00 p.m."):
         assert check_spoken(tokyo, [good], [[]], [moment], digits=_plain_digits)[0], good
-    for bad in ("It is 11:20 in Tokyo.", "It is 9:20 PM.", "It is 8:20.", "It is 8:20 AM.", "nine 20 pm"):
+    for bad in ("It is 11:20 in Tokyo.", "It is 9:20 PM.", "It is 8:20.", "It is 8:20 AM.", "nine 20 pm", "8:20:00 a.m."):
         assert not check_spoken(tokyo, [bad], [[]], [moment], digits=_plain_digits)[0], bad
     london = _spoken("tz-london-to-ny")  # 9 in London is 4 in New York (both on winter time)
     assert check_spoken(london, ["It is 4 AM in New York."], [[]], [moment], digits=_plain_digits)[0]

@@ -11,6 +11,7 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 
 from ovos_agentic_loop._memory.followups import (
     Correction,
+    Onward,
     Retarget,
     follow_up_call,
     follow_up_in,
@@ -183,3 +184,37 @@ def test_a_new_target_is_left_to_the_model_without_one_converter_call() -> None:
         0.0,
     )
     assert redone("and in tokyo", two) is None
+
+
+@pytest.mark.parametrize(
+    ("utterance", "lang", "said"),
+    [
+        ("and that times three", "en-US", "{result} times 3"),
+        ("divide that by four", "en-US", "divide {result} by 4"),
+        ("and now times three", "en-US", "{result} times 3"),
+        ("and fifteen percent of that", "en-US", "15 percent of {result}"),
+        ("and what is half of that plus ten", "en-US", "half of {result} plus 10"),
+        ("und das mal drei", "de-DE", "{result} mal 3"),
+        ("e isso a dividir por dois", "pt-PT", "{result} a dividir por 2"),
+        ("y eso entre cuatro", "es-ES", "{result} entre 4"),
+    ],
+)
+def test_a_calculation_on_the_last_result_says_where_the_result_stands(utterance: str, lang: str, said: str) -> None:
+    assert follow_up_in(utterance, lang) == Onward(said)
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    ["and how many days are left in it", "and what is that", "and that one and this one times 2", "is it ok"],
+)
+def test_no_calculation_on_the_last_result_without_one_word_for_it_and_a_number(utterance: str) -> None:
+    assert not isinstance(follow_up_in(utterance, "en-US"), Onward)
+
+
+def test_a_calculation_on_the_last_result_needs_one_calculation_in_the_last_turn() -> None:
+    assert redone("and that times three", turn("what is 240 over 8", "240 / 8")) == {
+        "expression": "(240 / 8) times 3"
+    }
+    assert redone("and that times three", turn("two sums", "1 + 2", "3 + 4")) is None
+    clock = called("what time is it in london", "get_current_datetime", timezone="Europe/London")
+    assert redone("and that times three", clock) is None

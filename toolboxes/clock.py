@@ -460,7 +460,7 @@ class ClockToolBox(BundledToolBox):
             days=days,
             weeks=sign * weeks,
             extra_days=sign * extra,
-            note=_this_years_date(start, end, today),
+            note=_this_years_date(start, end, today) or _same_day(start, end, today),
         )
 
     def add_to_date(self, args: AddToDateArgs) -> DateInfo:
@@ -621,6 +621,23 @@ def _read_clock_time(text: str, today: datetime) -> datetime | None:
             continue
         return datetime.combine(today.date(), parsed.time())
     return None
+
+
+def _same_day(start: CalendarDate, end: CalendarDate, today: CalendarDate) -> str:
+    """What a count from a day to itself is missing: the other day.
+
+    Asked "and how many days are left in it" after "what year is it", the bundled model called
+    days_between from today's date to ``today`` and answered "There are 0 days left in the current
+    year" (conversations, held-out half). Nobody asks for zero days: the count stands, and the
+    ends of this month and year, which such questions count to, are given beside it."""
+    if start != end:
+        return ""
+    month_end = today.replace(day=calendar.monthrange(today.year, today.month)[1])
+    return (
+        f"start_date and end_date are the same day, {start.isoformat()}: give the other date the "
+        f"question counts to or from (the last day of this month is {month_end.isoformat()}, of this "
+        f"year {today.year}-12-31)"
+    )
 
 
 def _this_years_date(start: CalendarDate, end: CalendarDate, today: CalendarDate) -> str:

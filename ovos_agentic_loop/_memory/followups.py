@@ -6,7 +6,11 @@ again for it:
   "y el treinta por ciento", "und zweihundert"): the last turn's call with one number replaced;
 - a **new target** for the same question ("and in tokyo", "and in meters", "y en tokio", "und in
   Berlin"): the last turn's converter call (a tool whose toolbox declared the argument that holds
-  the unit, zone or place it gives its value in) with that argument replaced by the words said.
+  the unit, zone or place it gives its value in) with that argument replaced by the words said;
+- a **calculation on the last result** ("and that times three", "und das mal drei", "and fifteen
+  percent of that", "and now divided by four"): the last turn's one calculation, in parentheses,
+  in the place of "that", with the rest as said (numbers in digits). The calculator reads the
+  operator words of its languages; the loop only knows which word stands for the last result.
 
 Small on purpose. The utterance must open with a correction phrase or an "and" of its language (or
 English) and say one number, or "in" and a few words, and nothing else but filler words. A number
@@ -35,12 +39,14 @@ from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
 from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop._text.numbers import in_digits, numbers
 from ovos_agentic_loop._text.values import plain_number
+from ovos_agentic_loop._tools.spec import ToolRole, ToolSpec
 from ovos_agentic_loop._tools.toolset import ToolSet
 
 __all__ = [
     "FOLLOW_UP_CALL_ID",
     "Correction",
     "FollowUp",
+    "Onward",
     "Retarget",
     "follow_up_call",
     "follow_up_in",
@@ -79,6 +85,24 @@ _IN: dict[str, str] = {
     "es": r"(?:en|a|para)",
     "de": r"(?:in|nach)",
 }
+# The word that stands for the last result ("and that times three", "und das mal drei"), and the
+# "now" that asks to go on from it without one ("and now times three").
+_THAT: dict[str, str] = {
+    "en": r"that|this|it|those",
+    "pt": r"isso|isto|esse|esse\s+valor|esse\s+número|o\s+resultado",
+    "es": r"eso|esto|ese|ese\s+valor|el\s+resultado",
+    "de": r"das|dies|dieses|davon|dem|das\s+ergebnis",
+}
+_NOW: dict[str, str] = {"en": r"now|then", "pt": r"agora|depois", "es": r"ahora|luego", "de": r"jetzt|nun|dann"}
+# What a spoken calculation on the last result may open with, and leaves out ("and what is").
+_ASK: dict[str, str] = {
+    "en": r"(?:what\s+is|what's|whats|how\s+much\s+is)\s+",
+    "pt": r"(?:quanto\s+é|quanto\s+dá)\s+",
+    "es": r"(?:cuánto\s+es|cuanto\s+es)\s+",
+    "de": r"(?:was\s+ist|wie\s+viel\s+ist|wieviel\s+ist)\s+",
+}
+#: Where the last result stands in an ``Onward`` calculation.
+RESULT_SLOT = "{result}"
 # Words a target is not: "and in it", "and in that", "and to you": the model reads those.
 _NOT_TARGET_WORDS = (
     "it that this there them you me us him her isso isto você ti mim eso esto usted mí "
@@ -117,7 +141,15 @@ class Retarget:
     target: str
 
 
-FollowUp = Correction | Retarget
+@dataclass(frozen=True)
+class Onward:
+    """A calculation on the last result, as said with its numbers in digits: ``said`` holds
+    ``RESULT_SLOT`` where the last result stands ("{result} mal 3")."""
+
+    said: str
+
+
+FollowUp = Correction | Retarget | Onward
 
 # "sorry, not twelve, fifteen": the wrong number first, then the one meant (English: the parser
 # reads "doze quinze" as 27, so the two numbers of this form can be told apart only in English).
@@ -142,8 +174,32 @@ def follow_up_in(utterance: str, lang: str | None) -> FollowUp | None:
             rest = text[found.end() :].strip()
             if leads is _ALSO and (target := _target(rest, language)) is not None:
                 return Retarget(target)
-            return _new_number(rest, language, reading)
+            number = _new_number(rest, language, reading)
+            if number is not None or leads is _LEADS:
+                return number
+        if (onward := _onward(text, language, reading)) is not None:
+            return onward
     return None
+
+
+def _onward(text: str, language: str, reading: str | None) -> Onward | None:
+    """A calculation on the last result: one word for it (or an opening "and now") and a number,
+    in a few words ("and that times three", "fifteen percent of that")."""
+    rest = re.sub(rf"^(?:{_ALSO[language]}\s*)?", "", text).strip()
+    now = re.match(rf"(?:{_NOW[language]})\b\s*", rest)
+    rest = rest[now.end() :] if now else rest
+    rest = re.sub(rf"^{_ASK[language]}", "", rest).strip()
+    that = list(re.finditer(rf"\b(?:{_THAT[language]})\b", rest))
+    if len(that) > 1 or (not that and now is None) or len(rest.split()) > 8:
+        return None
+    if that:
+        said = rest[: that[0].start()] + RESULT_SLOT + rest[that[0].end() :]
+    else:
+        said = f"{RESULT_SLOT} {rest}"
+    said = " ".join(in_digits(said, reading).split())
+    if not numbers(said.replace(RESULT_SLOT, " ")) or said.strip() == RESULT_SLOT:
+        return None
+    return Onward(said)
 
 
 def _new_number(text: str, language: str, reading: str | None) -> Correction | None:
@@ -173,8 +229,10 @@ def follow_up_call(
     cannot be told for sure (see the module's docstring)."""
     if isinstance(follow_up, Retarget):
         return _retargeted(follow_up, last, toolset)
-    said = list(dict.fromkeys(_numbers(last.question, lang)))
     calculator = toolset.with_role("calculator")
+    if isinstance(follow_up, Onward):
+        return _onward_call(follow_up, last, calculator)
+    said = list(dict.fromkeys(_numbers(last.question, lang)))
     if calculator is not None and any(c.name == calculator[0].name for c in last.calls):
         return _recalculated(follow_up, last, calculator[0].name, calculator[1].argument, said)
     return _renumbered(follow_up, last, said)
@@ -199,6 +257,20 @@ def _recalculated(
         return None
     start, end = next(span for v, span in operands if v == target)
     return _again(call, {argument: expression[:start] + correction.written + expression[end:]})
+
+
+def _onward_call(
+    onward: Onward, last: RememberedTurn, calculator: tuple[ToolSpec, ToolRole] | None
+) -> ToolCall | None:
+    """The calculation said, on the last turn's one calculation (in parentheses where "that" was)."""
+    if calculator is None:
+        return None
+    spec, role = calculator
+    calls = [c for c in last.calls if c.name == spec.name]
+    expression = calls[0].arguments.get(role.argument) if len(calls) == 1 else None
+    if not isinstance(expression, str) or not expression.strip():
+        return None
+    return _again(calls[0], {role.argument: onward.said.replace(RESULT_SLOT, f"({expression.strip()})")})
 
 
 def _renumbered(correction: Correction, last: RememberedTurn, said: list[float]) -> ToolCall | None:
@@ -263,6 +335,9 @@ def restated(follow_up: FollowUp, question: str) -> str:
     """The last question asked again with what ``follow_up`` changes, as one line for the model:
     where the loop could not place the change in a call, the model still hears which question is
     meant (told only "and in meters", it said its last answer again)."""
+    if isinstance(follow_up, Onward):
+        said = follow_up.said.replace(RESULT_SLOT, "the last result")
+        return f'The user asks for a calculation on the result of the last question ("{question}"): {said}.'
     change = f"in {follow_up.target}" if isinstance(follow_up, Retarget) else f"with {follow_up.written}"
     return f'The user asks the last question ("{question}") again, {change}.'
 

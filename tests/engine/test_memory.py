@@ -370,6 +370,42 @@ def test_a_new_number_replaces_the_converted_value(maths: ToolBox) -> None:
     assert '"result":124.27' in (brain.calls[-1].messages[-1].content or "").replace(" ", "")
 
 
+@pytest.mark.parametrize(
+    ("lang", "first", "expression", "follow_ups", "made", "result"),
+    [
+        (
+            "en-US",
+            "what is 125 plus 375",
+            "125 + 375",
+            ["divide that by four", "and now times three"],
+            ["divide (125 + 375) by 4", "((125 + 375) divided by 4) times 3"],
+            "375",
+        ),
+        ("de-DE", "was ist 240 geteilt durch 8", "240 / 8", ["und das mal drei"], ["(240 / 8) mal 3"], "90"),
+        ("en-US", "what is 4000 plus 200", "4000 + 200", ["and fifteen percent of that"], ["15 percent of (4000 + 200)"], "630"),
+    ],
+)
+def test_a_calculation_on_the_last_result_is_made_on_the_last_calculation(
+    lang: str, first: str, expression: str, follow_ups: list[str], made: list[str], result: str, maths: ToolBox
+) -> None:
+    """ "Divide that by four" after 125 + 375 was 31.25 (the model divided 125); "und das mal drei"
+    after 240 / 8 was 30 / 3. The loop puts the last calculation where "that" was."""
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression=expression), _states_the_result])
+    engine = engine_with(brain, [maths])
+    history = [user(first)]
+    answer = engine.continue_chat(history, session_id="s", lang=lang).content
+    for follow_up, expected in zip(follow_ups, made, strict=True):
+        events: list[StepEvent] = []
+        engine.add_step_listener(events.append)
+        brain.add(_states_the_result)
+        history += [said(answer), user(follow_up)]
+        answer = engine.continue_chat(history, session_id="s", lang=lang).content
+        calls = made_calls(events)
+        expected_call = calls[0]["expression"] if calls else None
+        assert expected_call is not None and " ".join(expected_call.split()) == expected
+    assert result in (answer or "")
+
+
 def test_a_new_place_asks_for_the_time_there() -> None:
     clock = find_toolbox_plugins()["ovos-clock-tools"](config={})
     brain = ScriptedBrain([tool_call("get_current_datetime", timezone="Europe/London"), _tells_the_time])

@@ -235,7 +235,12 @@ def test_search_in_files(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
     # copied the description's '*.md' and said no file mentioned a word that was in a .txt)
     narrowed = tb.call_tool("search_in_files", {"pattern": "milk", "glob": "*.py"})
     assert narrowed.total == 0
-    assert narrowed.note == "no match in the 1 file(s) matching '*.py'; glob '*' searches every file"
+    assert narrowed.note == (
+        "no match in the 1 file(s) matching '*.py'; the files it left out: 1 .txt, 1 .bin; "
+        "glob '*' searches every file"
+    )
+    none_there = tb.call_tool("search_in_files", {"pattern": "milk", "glob": "*.md"})
+    assert none_there.note.startswith("no match in the 0 file(s) matching '*.md'; the files it left out: ")
     assert "glob '*'" not in tb.call_tool("search_in_files", {"pattern": "nowhere"}).note
     with pytest.raises(RuntimeError) as excinfo:
         tb.call_tool("search_in_files", {"pattern": "call("})

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import regex
@@ -55,6 +56,9 @@ class SearchState:
     skipped_large: int = 0
     skipped_binary: int = 0
     timed_out: bool = False
+    #: The files the glob left out, by kind (".txt", or the name where it has no suffix): what a
+    #: search that found nothing says is there.
+    left_out: Counter[str] = field(default_factory=Counter)
 
     @property
     def stopped(self) -> bool:

@@ -359,6 +359,8 @@ class FileSystemToolBox(BundledToolBox):
                     break
                 if wanted and _is_file(entry):
                     search_file(self.sandbox, entry.path, compiled, state)
+                elif _is_file(entry):
+                    state.left_out[os.path.splitext(entry.name)[1].lower() or entry.name] += 1
         return SearchInFilesOutput(
             matches=[SearchMatch(file=h.file, line_number=h.line_number, line=h.line) for h in state.hits],
             total=state.total,
@@ -506,9 +508,12 @@ def _search_note(state: SearchState, walk_truncated: bool, glob: str = "*") -> s
     notes = []
     if state.total == 0 and glob.strip() not in ("*", "**", "**/*", ""):
         # The bundled model copies the description's example ('*.md') and reports "no file
-        # mentions it" when the word is in a .txt file.
+        # mentions it" when the word is in a .txt file: what is there is said beside it.
+        there = ", ".join(f"{count} {kind}" for kind, count in state.left_out.most_common(5))
         notes.append(
-            f"no match in the {state.files_searched} file(s) matching {glob!r}; glob '*' searches every file"
+            f"no match in the {state.files_searched} file(s) matching {glob!r}"
+            + (f"; the files it left out: {there}" if there else "")
+            + "; glob '*' searches every file"
         )
     if state.timed_out:
         notes.append(

@@ -145,7 +145,45 @@ def _shortfall(reading: SpokenReading) -> tuple[int, int]:
     return len(reading.unread) + len(reading.missing), -reading.words_read
 
 
+# Calculations said verb first, with the operator word after the first number ("divide 500 by
+# four", "add twenty to that"): said again operator in the middle, as the readers above take them.
+# A follow-up on the last result is sent this way ("divide (125 + 375) by 4").
+_VERB_FIRST: dict[str, tuple[tuple[str, str], ...]] = {
+    "en": (
+        (r"divide\s+(?P<a>.+?)\s+by\s+(?P<b>.+)", r"\g<a> divided by \g<b>"),
+        (r"multiply\s+(?P<a>.+?)\s+by\s+(?P<b>.+)", r"\g<a> times \g<b>"),
+        (r"add\s+(?P<b>.+?)\s+to\s+(?P<a>.+)", r"\g<a> plus \g<b>"),
+        (r"(?:subtract|take)\s+(?P<b>.+?)\s+(?:from|off)\s+(?P<a>.+)", r"\g<a> minus \g<b>"),
+        (r"double\s+(?P<a>.+)", r"\g<a> times 2"),
+        (r"halve\s+(?P<a>.+)", r"\g<a> divided by 2"),
+    ),
+    "pt": (
+        (r"divid[ea]\s+(?P<a>.+?)\s+por\s+(?P<b>.+)", r"\g<a> dividido por \g<b>"),
+        (r"multiplic[ae]\s+(?P<a>.+?)\s+por\s+(?P<b>.+)", r"\g<a> vezes \g<b>"),
+    ),
+    "es": (
+        (r"divid[ea]\s+(?P<a>.+?)\s+(?:por|entre)\s+(?P<b>.+)", r"\g<a> dividido por \g<b>"),
+        (r"multiplic[ae]\s+(?P<a>.+?)\s+por\s+(?P<b>.+)", r"\g<a> multiplicado por \g<b>"),
+    ),
+    "de": (
+        (r"teile\s+(?P<a>.+?)\s+durch\s+(?P<b>.+)", r"\g<a> geteilt durch \g<b>"),
+        (r"multipliziere\s+(?P<a>.+?)\s+mit\s+(?P<b>.+)", r"\g<a> mal \g<b>"),
+    ),
+}
+
+
+def _verb_last(text: str, lang: str) -> str:
+    """``text`` said verb first, said with its operator in the middle; as it was otherwise."""
+    stripped = text.strip()
+    for pattern, operator_between in _VERB_FIRST.get(lang, ()):
+        found = re.fullmatch(pattern, stripped, flags=re.IGNORECASE)
+        if found is not None:
+            return found.expand(operator_between)
+    return text
+
+
 def _read_in(text: str, lang: str, keep: frozenset[str]) -> SpokenReading:
+    text = _verb_last(text, lang)
     tokens, operator_words = _tokens(text, lang)
     out: list[str] = []
     unread: list[str] = []

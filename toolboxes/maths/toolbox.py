@@ -37,6 +37,7 @@ from ovos_agentic_loop_toolboxes.maths._eval import (
     format_number,
     terminating_decimal,
 )
+from ovos_agentic_loop_toolboxes.maths._money import without_money
 from ovos_agentic_loop_toolboxes.maths._parse import MAX_EXPRESSION_CHARS, SOURCE_NAME, parse_expression
 from ovos_agentic_loop_toolboxes.maths._solve import NotAnEquation, Solution, solve
 from ovos_agentic_loop_toolboxes.maths._temperature import check_temperature_formula
@@ -86,7 +87,9 @@ class EvaluateExpressionArgs(ToolArguments):
 class EvaluateExpressionOutput(ToolOutput):
     expression: str = Field(description="The expression as given.")
     read_as: str | None = Field(
-        None, description="The expression as calculated when words were read as numbers; null otherwise."
+        None,
+        description="The expression as calculated when words were read as numbers or a currency was "
+        "read off its amounts; null otherwise.",
     )
     result: str = Field(description="The result: a whole number, a decimal, or a fraction such as '1/3'.")
     decimal: str | None = Field(description="The fraction as a decimal (15 digits); null otherwise.")
@@ -318,11 +321,16 @@ class MathToolBox(BundledToolBox):
         return value, read_as
 
     def _calculate(self, text: str) -> tuple[Number, ast.expr, str | None]:
-        """The value of ``text``, its tree, and the text it was read as when it held words."""
+        """The value of ``text``, its tree, and the text it was read as when it held words or the
+        currency of its amounts ("15% of 4200 euros" is read as "15% of 4200")."""
         try:
             tree = parse_expression(text)
             return Evaluator().evaluate(tree), tree, None
         except ValueError as exc:
+            money = without_money(text, self.langs) if len(text) <= MAX_EXPRESSION_CHARS else None
+            if money is not None and money.text:
+                value, tree, read_as = self._calculate(money.text)
+                return value, tree, read_as or money.text
             reading = self._read_words(text, exc, _KEEP)
         tree = parse_expression(reading.text)
         return Evaluator().evaluate(tree), tree, reading.text
