@@ -193,13 +193,15 @@ def test_a_new_target_is_left_to_the_model_without_one_converter_call() -> None:
         ("divide that by four", "en-US", "divide {result} by 4"),
         ("and now times three", "en-US", "{result} times 3"),
         ("and fifteen percent of that", "en-US", "15 percent of {result}"),
-        ("and what is half of that plus ten", "en-US", "half of {result} plus 10"),
+        ("and what is half of that plus ten", "en-US", "0.5 of {result} plus 10"),
         ("und das mal drei", "de-DE", "{result} mal 3"),
         ("e isso a dividir por dois", "pt-PT", "{result} a dividir por 2"),
         ("y eso entre cuatro", "es-ES", "{result} entre 4"),
     ],
 )
-def test_a_calculation_on_the_last_result_says_where_the_result_stands(utterance: str, lang: str, said: str) -> None:
+def test_a_calculation_on_the_last_result_says_where_the_result_stands(
+    utterance: str, lang: str, said: str
+) -> None:
     assert follow_up_in(utterance, lang) == Onward(said)
 
 

@@ -93,7 +93,12 @@ _THAT: dict[str, str] = {
     "es": r"eso|esto|ese|ese\s+valor|el\s+resultado",
     "de": r"das|dies|dieses|davon|dem|das\s+ergebnis",
 }
-_NOW: dict[str, str] = {"en": r"now|then", "pt": r"agora|depois", "es": r"ahora|luego", "de": r"jetzt|nun|dann"}
+_NOW: dict[str, str] = {
+    "en": r"now|then",
+    "pt": r"agora|depois",
+    "es": r"ahora|luego",
+    "de": r"jetzt|nun|dann",
+}
 # What a spoken calculation on the last result may open with, and leaves out ("and what is").
 _ASK: dict[str, str] = {
     "en": r"(?:what\s+is|what's|whats|how\s+much\s+is)\s+",
@@ -177,7 +182,7 @@ def follow_up_in(utterance: str, lang: str | None) -> FollowUp | None:
             number = _new_number(rest, language, reading)
             if number is not None or leads is _LEADS:
                 return number
-        if (onward := _onward(text, language, reading)) is not None:
+        if language in _THAT and (onward := _onward(text, language, reading)) is not None:
             return onward
     return None
 
@@ -192,10 +197,7 @@ def _onward(text: str, language: str, reading: str | None) -> Onward | None:
     that = list(re.finditer(rf"\b(?:{_THAT[language]})\b", rest))
     if len(that) > 1 or (not that and now is None) or len(rest.split()) > 8:
         return None
-    if that:
-        said = rest[: that[0].start()] + RESULT_SLOT + rest[that[0].end() :]
-    else:
-        said = f"{RESULT_SLOT} {rest}"
+    said = rest[: that[0].start()] + RESULT_SLOT + rest[that[0].end() :] if that else f"{RESULT_SLOT} {rest}"
     said = " ".join(in_digits(said, reading).split())
     if not numbers(said.replace(RESULT_SLOT, " ")) or said.strip() == RESULT_SLOT:
         return None

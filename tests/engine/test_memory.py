@@ -133,7 +133,7 @@ def test_head_arithmetic_on_a_follow_up_is_still_sent_back(maths: ToolBox) -> No
         tool_call("evaluate_expression", expression="352.5 / 4"),
         "It is 88.125.",
     )
-    history = [user(FIRST), said(FIRST_ANSWER), user("Divide that by four")]
+    history = [user(FIRST), said(FIRST_ANSWER), user("And divided by four?")]
     assert engine.continue_chat(history, session_id="kitchen").content == "It is 88.125."
     nudge = brain.calls[3].last
     assert nudge.role == MessageRole.USER and "evaluate_expression" in nudge.content
@@ -378,15 +378,28 @@ def test_a_new_number_replaces_the_converted_value(maths: ToolBox) -> None:
             "what is 125 plus 375",
             "125 + 375",
             ["divide that by four", "and now times three"],
-            ["divide (125 + 375) by 4", "((125 + 375) divided by 4) times 3"],
+            ["divide (125 + 375) by 4", "(divide (125 + 375) by 4) times 3"],
             "375",
         ),
         ("de-DE", "was ist 240 geteilt durch 8", "240 / 8", ["und das mal drei"], ["(240 / 8) mal 3"], "90"),
-        ("en-US", "what is 4000 plus 200", "4000 + 200", ["and fifteen percent of that"], ["15 percent of (4000 + 200)"], "630"),
+        (
+            "en-US",
+            "what is 4000 plus 200",
+            "4000 + 200",
+            ["and fifteen percent of that"],
+            ["15 percent of (4000 + 200)"],
+            "630",
+        ),
     ],
 )
 def test_a_calculation_on_the_last_result_is_made_on_the_last_calculation(
-    lang: str, first: str, expression: str, follow_ups: list[str], made: list[str], result: str, maths: ToolBox
+    lang: str,
+    first: str,
+    expression: str,
+    follow_ups: list[str],
+    made: list[str],
+    result: str,
+    maths: ToolBox,
 ) -> None:
     """ "Divide that by four" after 125 + 375 was 31.25 (the model divided 125); "und das mal drei"
     after 240 / 8 was 30 / 3. The loop puts the last calculation where "that" was."""

@@ -236,7 +236,7 @@ def test_search_in_files(make: Any, sandbox_dirs: tuple[Path, Path]) -> None:
     narrowed = tb.call_tool("search_in_files", {"pattern": "milk", "glob": "*.py"})
     assert narrowed.total == 0
     assert narrowed.note == (
-        "no match in the 1 file(s) matching '*.py'; the files it left out: 1 .txt, 1 .bin; "
+        "no match in the 1 file(s) matching '*.py'; the files it left out: 1 .bin, 1 .txt; "
         "glob '*' searches every file"
     )
     none_there = tb.call_tool("search_in_files", {"pattern": "milk", "glob": "*.md"})

@@ -8,7 +8,6 @@ import pytest
 from ovos_plugin_manager.persona import find_toolbox_plugins
 
 
-
 def _calculate(expression: str, lang: str = "en-US") -> Any:
     maths = find_toolbox_plugins()["ovos-math-tools"](config={"lang": lang})
     return maths.call_tool("evaluate_expression", {"expression": expression})

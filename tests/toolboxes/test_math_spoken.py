@@ -232,3 +232,24 @@ def test_a_temperature_that_cannot_be_is_refused(
         boxes["en-US"].call_tool("unit_convert", {"value": 0, "from_unit": "K", "to_unit": "degC"}).result
         == -273.15
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "expression", "result"),
+    [
+        ("en-US", "divide five hundred by four", "125"),
+        ("en-US", "divide (125 + 375) by 4", "125"),
+        ("en-US", "(divide (125 + 375) by 4) times 3", "375"),
+        ("en-US", "multiply 3 by (2 + 5)", "21"),
+        ("en-US", "add twenty to thirty", "50"),
+        ("en-US", "subtract 80 from 500", "420"),
+        ("en-US", "double 21", "42"),
+        ("de-DE", "teile 240 durch 8", "30"),
+        ("pt-PT", "divide 300 por 4", "75"),
+        ("es-ES", "divide 900 entre 12", "75"),
+    ],
+)
+def test_a_calculation_said_verb_first_is_read(
+    boxes: dict[str, ToolBox], lang: str, expression: str, result: str
+) -> None:
+    assert calculate(boxes[lang], expression).result == result

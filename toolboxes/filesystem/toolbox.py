@@ -509,7 +509,8 @@ def _search_note(state: SearchState, walk_truncated: bool, glob: str = "*") -> s
     if state.total == 0 and glob.strip() not in ("*", "**", "**/*", ""):
         # The bundled model copies the description's example ('*.md') and reports "no file
         # mentions it" when the word is in a .txt file: what is there is said beside it.
-        there = ", ".join(f"{count} {kind}" for kind, count in state.left_out.most_common(5))
+        kinds = sorted(state.left_out.items(), key=lambda kind: (-kind[1], kind[0]))[:5]
+        there = ", ".join(f"{count} {kind}" for kind, count in kinds)
         notes.append(
             f"no match in the {state.files_searched} file(s) matching {glob!r}"
             + (f"; the files it left out: {there}" if there else "")

@@ -48,7 +48,7 @@ def without_money(text: str, langs: tuple[str, ...]) -> Money | None:
         word = match.group(1)
         before = plain[: match.start()].rstrip()
         after = plain[match.end() :].lstrip()
-        beside_a_number = bool(before) and _NUMBER.match(before[-1]) or bool(after) and _NUMBER.match(after[0])
+        beside_a_number = (before and _NUMBER.match(before[-1])) or (after and _NUMBER.match(after[0]))
         if beside_a_number and _money_word(word, langs):
             found.append(word)
             return " "
@@ -89,7 +89,8 @@ def _by_word(langs: tuple[str, ...]) -> dict[str, frozenset[str]]:
             locale = Locale.parse(lang.replace("-", "_"))
         except (UnknownLocaleError, ValueError):
             continue
-        for code in locale.currencies:
+        for listed in locale.currencies:
+            code = str(listed)
             by_word.setdefault(code.lower(), set()).add(code)
             symbol = get_currency_symbol(code, locale=locale)
             if len(symbol) == 1:

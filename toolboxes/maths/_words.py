@@ -173,12 +173,12 @@ _VERB_FIRST: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 def _verb_last(text: str, lang: str) -> str:
-    """``text`` said verb first, said with its operator in the middle; as it was otherwise."""
-    stripped = text.strip()
-    for pattern, operator_between in _VERB_FIRST.get(lang, ()):
-        found = re.fullmatch(pattern, stripped, flags=re.IGNORECASE)
-        if found is not None:
-            return found.expand(operator_between)
+    """``text`` said verb first, said with its operator in the middle, the whole of it or the whole
+    of a part in parentheses ("(divide (125 + 375) by 4) times 3"); as it was otherwise."""
+    for pattern, operator_between in _VERB_FIRST.get(lang.split("-")[0].lower(), ()):
+        # the last group ends where its part ends: at the text's end or at the closing parenthesis
+        whole = re.compile(rf"(?:^|(?<=\())\s*{pattern.replace('.+)', '.+?)')}(?=\s*\)|\s*$)", re.IGNORECASE)
+        text = whole.sub(operator_between, text)
     return text
 
 
