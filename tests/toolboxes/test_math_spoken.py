@@ -253,3 +253,24 @@ def test_a_calculation_said_verb_first_is_read(
     boxes: dict[str, ToolBox], lang: str, expression: str, result: str
 ) -> None:
     assert calculate(boxes[lang], expression).result == result
+
+
+@pytest.mark.parametrize(
+    ("expression", "result", "said"),
+    [
+        ("25 * 9 / 5", "45", "25 degrees Celsius is 77 degrees Fahrenheit"),
+        ("98.6 * 5 / 9", "54.7777777777778", "98.6 degrees Fahrenheit is 37 degrees Celsius"),
+        ("25 * 1.8", "45", "25 degrees Celsius is 77 degrees Fahrenheit"),
+    ],
+)
+def test_a_temperature_scaled_without_its_32_is_calculated_and_the_temperatures_are_noted(
+    boxes: dict[str, ToolBox], expression: str, result: str, said: str
+) -> None:
+    out = calculate(boxes["en-US"], expression)
+    assert (out.result if out.decimal is None else out.decimal) == result
+    assert "a difference of degrees" in out.note and said in out.note
+
+
+@pytest.mark.parametrize("expression", ["25 * 9 / 5 + 32", "25 * 4", "9 * 5", "2350 * 15 / 100"])
+def test_other_calculations_get_no_temperature_note(boxes: dict[str, ToolBox], expression: str) -> None:
+    assert calculate(boxes["en-US"], expression).note == ""

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 from ovos_agentic_loop_toolboxes.maths._eval import MathError, Number, format_number
 
-__all__ = ["check_temperature_formula"]
+__all__ = ["check_temperature_formula", "difference_note"]
 
 _FREEZING_F = Fraction(32)
 _ZERO_K = Fraction("273.15")
@@ -55,6 +55,34 @@ def check_temperature_formula(tree: ast.expr, result: Number) -> None:
         f"this looks like a temperature formula for {shown} degrees, but it gives {format_number(result)}, "
         f"which is no conversion of {shown}: {named}. Convert temperatures with unit_convert, "
         f"such as {call} (from_unit is the unit the temperature is in now)"
+    )
+
+
+def difference_note(tree: ast.expr) -> str:
+    """What a temperature scaled without its 32 is: a difference of degrees, not a temperature.
+
+    "Ninety eight point six fahrenheit in celsius" was sent as ``98.6 * 5 / 9`` and said as "54.78
+    degrees Celsius"; "twenty five celsius in fahrenheit" as ``25 * 9 / 5``, said as 45 degrees
+    (held-out halves, both templates). A multiplication by 9/5 alone is also a right calculation
+    (a rise of 25 degrees is 45 Fahrenheit degrees, "nine fifths of 25"), so it is calculated, and
+    the note gives the temperatures the number would be beside it. "" for anything else."""
+    operations = [node.op for node in ast.walk(tree) if isinstance(node, ast.BinOp)]
+    if not operations or not all(isinstance(op, (ast.Mult, ast.Div)) for op in operations):
+        return ""
+    constants = _signed_constants(tree)
+    if constants is None:
+        return ""
+    rest = list(constants)
+    if not _take_ratio(rest, _operands(tree, (ast.Mult, ast.Div))) or len(rest) != 1:
+        return ""
+    value = rest[0]
+    shown = format_number(value)
+    fahrenheit = _rounded(value * Fraction(9, 5) + 32)
+    celsius = _rounded((value - 32) * Fraction(5, 9))
+    return (
+        f"this scales {shown} by 9/5 or 5/9 alone: a difference of degrees. As a temperature, "
+        f"{shown} degrees Celsius is {fahrenheit} degrees Fahrenheit and {shown} degrees Fahrenheit is "
+        f"{celsius} degrees Celsius (the 32 counts); unit_convert converts temperatures"
     )
 
 

@@ -40,7 +40,7 @@ from ovos_agentic_loop_toolboxes.maths._eval import (
 from ovos_agentic_loop_toolboxes.maths._money import without_money
 from ovos_agentic_loop_toolboxes.maths._parse import MAX_EXPRESSION_CHARS, SOURCE_NAME, parse_expression
 from ovos_agentic_loop_toolboxes.maths._solve import NotAnEquation, Solution, solve
-from ovos_agentic_loop_toolboxes.maths._temperature import check_temperature_formula
+from ovos_agentic_loop_toolboxes.maths._temperature import check_temperature_formula, difference_note
 from ovos_agentic_loop_toolboxes.maths._units import convert, is_unit, same_unit
 from ovos_agentic_loop_toolboxes.maths._words import (
     SpokenReading,
@@ -94,6 +94,8 @@ class EvaluateExpressionOutput(ToolOutput):
     result: str = Field(description="The result: a whole number, a decimal, or a fraction such as '1/3'.")
     decimal: str | None = Field(description="The fraction as a decimal (15 digits); null otherwise.")
     exact: bool = Field(description="True when the result is exact, False when it is a rounded decimal.")
+    # Optional and last, so outputs built or read the old way stay valid.
+    note: str = Field("", description="What the calculation may not be: a temperature scaled without its 32.")
 
 
 class SolveEquationArgs(ToolArguments):
@@ -303,7 +305,8 @@ class MathToolBox(BundledToolBox):
         ]
 
     def evaluate_expression(self, args: EvaluateExpressionArgs) -> EvaluateExpressionOutput:
-        value, read_as = self._value(args.expression)
+        value, tree, read_as = self._calculate(args.expression)
+        check_temperature_formula(tree, value)
         fraction = isinstance(value, Fraction) and terminating_decimal(value) is None
         return EvaluateExpressionOutput(
             expression=args.expression,
@@ -311,6 +314,7 @@ class MathToolBox(BundledToolBox):
             result=format_number(value),
             decimal=approximate(value) if isinstance(value, Fraction) and fraction else None,
             exact=not isinstance(value, float),
+            note=difference_note(tree),
         )
 
     def _value(self, text: str) -> tuple[Number, str | None]:
