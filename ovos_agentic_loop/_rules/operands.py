@@ -126,15 +126,15 @@ def unsaid_number(view: TurnView) -> Unsaid | None:
         if spec is None or not isinstance(call.arguments, dict):
             continue
         for parameter, value in call.arguments.items():
-            checked = _checked_numbers(view, spec, parameter, value)
+            checked = _checked_numbers(spec, parameter, value)
             if not checked:
                 continue
             known = known if known is not None else _known(view)
+            schema = spec.properties.get(parameter) or {}
             for number, in_expression in checked:
-                if _traced(number, known, in_expression, spec.properties.get(parameter)):
+                if _traced(number, known, in_expression, schema):
                     continue
                 asked = in_digits(view.asked or view.question, view.lang).strip()
-                schema = spec.properties.get(parameter) or {}
                 return Unsaid(
                     number,
                     call.name,
@@ -146,7 +146,7 @@ def unsaid_number(view: TurnView) -> Unsaid | None:
     return None
 
 
-def _checked_numbers(view: TurnView, spec: ToolSpec, parameter: str, value: object) -> list[tuple[str, bool]]:
+def _checked_numbers(spec: ToolSpec, parameter: str, value: object) -> list[tuple[str, bool]]:
     """The numbers of one argument that must be traced, each with whether it is in the
     calculator's expression: the calculator's argument, and the number-typed arguments."""
     role = spec.role

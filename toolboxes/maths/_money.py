@@ -67,7 +67,7 @@ def without_money(text: str, langs: tuple[str, ...]) -> Money | None:
 
 def _money_word(word: str, langs: tuple[str, ...]) -> bool:
     lowered = word.lower()
-    return is_currency(lowered) or lowered in _localized_names(langs)
+    return is_currency(lowered) or lowered in _by_word(langs)
 
 
 def _codes(said: str, langs: tuple[str, ...]) -> set[str]:
@@ -104,7 +104,3 @@ def _by_word(langs: tuple[str, ...]) -> dict[str, frozenset[str]]:
                     noun = words[-1] if locale.language in ("en", "de") else words[0]
                     by_word.setdefault(noun, set()).add(code)
     return {word: frozenset(codes) for word, codes in by_word.items()}
-
-
-def _localized_names(langs: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(_by_word(langs))

@@ -175,11 +175,22 @@ _VERB_FIRST: dict[str, tuple[tuple[str, str], ...]] = {
 def _verb_last(text: str, lang: str) -> str:
     """``text`` said verb first, said with its operator in the middle, the whole of it or the whole
     of a part in parentheses ("(divide (125 + 375) by 4) times 3"); as it was otherwise."""
-    for pattern, operator_between in _VERB_FIRST.get(lang.split("-")[0].lower(), ()):
-        # the last group ends where its part ends: at the text's end or at the closing parenthesis
-        whole = re.compile(rf"(?:^|(?<=\())\s*{pattern.replace('.+)', '.+?)')}(?=\s*\)|\s*$)", re.IGNORECASE)
+    for whole, operator_between in _verb_forms(lang.split("-")[0].lower()):
         text = whole.sub(operator_between, text)
     return text
+
+
+@functools.lru_cache(maxsize=16)
+def _verb_forms(language: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The verb-first forms of ``language``, compiled once: each matches a whole text or a whole
+    part in parentheses (its last group ends at the text's end or at the closing parenthesis)."""
+    return tuple(
+        (
+            re.compile(rf"(?:^|(?<=\())\s*{pattern.replace('.+)', '.+?)')}(?=\s*\)|\s*$)", re.IGNORECASE),
+            operator_between,
+        )
+        for pattern, operator_between in _VERB_FIRST.get(language, ())
+    )
 
 
 def _read_in(text: str, lang: str, keep: frozenset[str]) -> SpokenReading:
