@@ -64,6 +64,11 @@ def test_a_correction_names_the_number_meant(utterance: str, lang: str, expected
         ("y en tokio", "es-ES", Retarget("tokio")),
         ("e em lisboa", "pt-PT", Retarget("lisboa")),
         ("und in Berlin", "de-DE", Retarget("berlin")),
+        ("and how many ounces is that", "en-US", Retarget("ounces")),
+        ("how many miles is that", "en-US", Retarget("miles")),
+        ("e quantas onças são isso", "pt-PT", Retarget("onças")),
+        ("y cuántas millas es eso", "es-ES", Retarget("millas")),
+        ("und wie viele Meilen sind das", "de-DE", Retarget("meilen")),
     ],
 )
 def test_a_follow_up_asks_the_last_question_with_one_thing_changed(
@@ -220,3 +225,40 @@ def test_a_calculation_on_the_last_result_needs_one_calculation_in_the_last_turn
     assert redone("and that times three", turn("two sums", "1 + 2", "3 + 4")) is None
     clock = called("what time is it in london", "get_current_datetime", timezone="Europe/London")
     assert redone("and that times three", clock) is None
+
+
+def test_a_calculation_on_the_last_result_is_on_the_calculation_the_answer_said() -> None:
+    said_it = RememberedTurn(
+        "what is 240 over 8",
+        (RememberedCall("r0", "evaluate_expression", {"expression": "240 / 8"}, '{"result": "30"}'),),
+        "240 divided by 8 is 30.",
+        0.0,
+    )
+    assert redone("and that times three", said_it) == {"expression": "(240 / 8) times 3"}
+
+
+def test_a_calculation_on_the_last_result_is_on_the_number_heard_when_the_answer_did_not_say_it() -> None:
+    """The budget was read from a file (4200) and answered with, after a calculation nobody asked
+    for ("200 + 10%" = 220): "fifteen percent of that" is of what the user heard."""
+    budget = RememberedTurn(
+        "whats the budget in notes dot txt",
+        (
+            RememberedCall("r0", "read_file", {"path": "notes.txt"}, '{"content": "budget: 4200 euros"}'),
+            RememberedCall("r1", "evaluate_expression", {"expression": "200 + 10%"}, '{"result": "220"}'),
+        ),
+        "The budget in notes.txt is 4200 euros.",
+        0.0,
+    )
+    assert redone("and fifteen percent of that", budget) == {"expression": "15 percent of 4200"}
+    read_only = RememberedTurn("whats the budget", budget.calls[:1], budget.answer, 0.0)
+    assert redone("and fifteen percent of that", read_only) == {"expression": "15 percent of 4200"}
+
+
+def test_a_calculation_on_the_last_result_is_left_to_the_model_unless_one_number_was_heard() -> None:
+    two = RememberedTurn(
+        "whats in the budget",
+        (RememberedCall("r0", "read_file", {"path": "notes.txt"}, "{}"),),
+        "Rent is 900 euros and food 300 euros.",
+        0.0,
+    )
+    assert redone("and fifteen percent of that", two) is None

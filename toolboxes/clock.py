@@ -451,6 +451,7 @@ class ClockToolBox(BundledToolBox):
         start, end = self._date(args.start_date), self._date(args.end_date)
         today = self._now().date()
         self._check_stale_year(start, end, today)
+        _check_two_days(start, end, today)
         days = (end - start).days
         weeks, extra = divmod(abs(days), 7)
         sign = -1 if days < 0 else 1
@@ -460,7 +461,7 @@ class ClockToolBox(BundledToolBox):
             days=days,
             weeks=sign * weeks,
             extra_days=sign * extra,
-            note=_this_years_date(start, end, today) or _same_day(start, end, today),
+            note=_this_years_date(start, end, today),
         )
 
     def add_to_date(self, args: AddToDateArgs) -> DateInfo:
@@ -623,20 +624,20 @@ def _read_clock_time(text: str, today: datetime) -> datetime | None:
     return None
 
 
-def _same_day(start: CalendarDate, end: CalendarDate, today: CalendarDate) -> str:
-    """What a count from a day to itself is missing: the other day.
+def _check_two_days(start: CalendarDate, end: CalendarDate, today: CalendarDate) -> None:
+    """Refuse a count from a day to itself, naming the ends such questions count to.
 
     Asked "and how many days are left in it" after "what year is it", the bundled model called
     days_between from today's date to ``today`` and answered "There are 0 days left in the current
-    year" (conversations, held-out half). Nobody asks for zero days: the count stands, and the
-    ends of this month and year, which such questions count to, are given beside it."""
+    year"; given 0 with a note naming the year's last day, it still said 0. Nobody asks for the
+    days from a day to itself: the call is refused, so the model calls again with the other day."""
     if start != end:
-        return ""
+        return
     month_end = today.replace(day=calendar.monthrange(today.year, today.month)[1])
-    return (
-        f"start_date and end_date are the same day, {start.isoformat()}: give the other date the "
-        f"question counts to or from (the last day of this month is {month_end.isoformat()}, of this "
-        f"year {today.year}-12-31)"
+    raise ValueError(
+        f"start_date and end_date are the same day, {start.isoformat()}, so there is nothing to "
+        f"count: call days_between again with the other date the question counts to or from (the "
+        f"last day of this month is {month_end.isoformat()}, of this year {today.year}-12-31)"
     )
 
 

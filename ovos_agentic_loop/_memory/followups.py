@@ -5,12 +5,15 @@ again for it:
   fifteen") and a **new number** for the same question ("and thirty?", "e vinte por cento",
   "y el treinta por ciento", "und zweihundert"): the last turn's call with one number replaced;
 - a **new target** for the same question ("and in tokyo", "and in meters", "y en tokio", "und in
-  Berlin"): the last turn's converter call (a tool whose toolbox declared the argument that holds
-  the unit, zone or place it gives its value in) with that argument replaced by the words said;
+  Berlin", "and how many ounces is that"): the last turn's converter call (a tool whose toolbox
+  declared the argument that holds the unit, zone or place it gives its value in) with that
+  argument replaced by the words said;
 - a **calculation on the last result** ("and that times three", "und das mal drei", "and fifteen
   percent of that", "and now divided by four"): the last turn's one calculation, in parentheses,
-  in the place of "that", with the rest as said (numbers in digits). The calculator reads the
-  operator words of its languages; the loop only knows which word stands for the last result.
+  in the place of "that", with the rest as said (numbers in digits); where the answer did not say
+  that calculation's result, the one number it said (what the user heard is what "that" is). The
+  calculator reads the operator words of its languages; the loop only knows which word stands for
+  the last result.
 
 Small on purpose. The utterance must open with a correction phrase or an "and" of its language (or
 English) and say one number, or "in" and a few words, and nothing else but filler words. A number
@@ -29,6 +32,7 @@ language.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +41,7 @@ from ovos_plugin_manager.templates.agents import ToolCall
 
 from ovos_agentic_loop._memory.records import RememberedCall, RememberedTurn
 from ovos_agentic_loop._text.language import language_code
-from ovos_agentic_loop._text.numbers import in_digits, numbers
+from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
 from ovos_agentic_loop._text.values import plain_number
 from ovos_agentic_loop._tools.spec import ToolRole, ToolSpec
 from ovos_agentic_loop._tools.toolset import ToolSet
@@ -105,6 +109,14 @@ _ASK: dict[str, str] = {
     "pt": r"(?:quanto\s+é|quanto\s+dá)\s+",
     "es": r"(?:cuánto\s+es|cuanto\s+es)\s+",
     "de": r"(?:was\s+ist|wie\s+viel\s+ist|wieviel\s+ist)\s+",
+}
+# The same target asked as a question about the last result: "and how many ounces is that",
+# "e quantos metros são isso", "y cuántas millas es eso", "und wie viele Meilen sind das".
+_HOW_MANY: dict[str, str] = {
+    "en": r"(?:and\s+)?how\s+(?:many|much)\s+(?P<words>[^\d%]+?)\s+(?:is|are|would\s+be)\s+(?:that|this|it)",
+    "pt": r"(?:e\s+)?quant[oa]s?\s+(?P<words>[^\d%]+?)\s+(?:é|são|dá|dão|s[aã]o)\s+(?:isso|isto)",
+    "es": r"(?:y\s+)?cu[aá]nt[oa]s?\s+(?P<words>[^\d%]+?)\s+(?:es|son|serían|sería)\s+(?:eso|esto)",
+    "de": r"(?:und\s+)?wie\s*viele?\s+(?P<words>[^\d%]+?)\s+(?:ist|sind)\s+(?:das|es|dies)",
 }
 #: Where the last result stands in an ``Onward`` calculation.
 RESULT_SLOT = "{result}"
@@ -182,9 +194,22 @@ def follow_up_in(utterance: str, lang: str | None) -> FollowUp | None:
             number = _new_number(rest, language, reading)
             if number is not None or leads is _LEADS:
                 return number
+        if (target := _asked_in(text, language)) is not None:
+            return Retarget(target)
         if language in _THAT and (onward := _onward(text, language, reading)) is not None:
             return onward
     return None
+
+
+def _asked_in(text: str, language: str) -> str | None:
+    """The unit a question about the last result asks for ("and how many ounces is that")."""
+    found = re.fullmatch(_HOW_MANY[language], text) if language in _HOW_MANY else None
+    if found is None:
+        return None
+    words = found.group("words").split()
+    if not 1 <= len(words) <= 3 or any(w in _NO_TARGET for w in words):
+        return None
+    return " ".join(words)
 
 
 def _onward(text: str, language: str, reading: str | None) -> Onward | None:
@@ -233,7 +258,7 @@ def follow_up_call(
         return _retargeted(follow_up, last, toolset)
     calculator = toolset.with_role("calculator")
     if isinstance(follow_up, Onward):
-        return _onward_call(follow_up, last, calculator)
+        return _onward_call(follow_up, last, calculator, lang)
     said = list(dict.fromkeys(_numbers(last.question, lang)))
     if calculator is not None and any(c.name == calculator[0].name for c in last.calls):
         return _recalculated(follow_up, last, calculator[0].name, calculator[1].argument, said)
@@ -262,17 +287,44 @@ def _recalculated(
 
 
 def _onward_call(
-    onward: Onward, last: RememberedTurn, calculator: tuple[ToolSpec, ToolRole] | None
+    onward: Onward, last: RememberedTurn, calculator: tuple[ToolSpec, ToolRole] | None, lang: str | None
 ) -> ToolCall | None:
-    """The calculation said, on the last turn's one calculation (in parentheses where "that" was)."""
+    """The calculation said, on the last result: the last turn's one calculation (in parentheses
+    where "that" was) when its answer says that calculation's result; else the one number the answer
+    said that its question did not (the model had read the budget, 4200, from a file, and answered
+    with it after calculating "200 + 10%" that nobody asked for: "and fifteen percent of that" is 15%
+    of what was heard); else None."""
     if calculator is None:
         return None
     spec, role = calculator
     calls = [c for c in last.calls if c.name == spec.name]
-    expression = calls[0].arguments.get(role.argument) if len(calls) == 1 else None
-    if not isinstance(expression, str) or not expression.strip():
+    heard = [n for n in _numbers(last.answer, lang) if n not in _numbers(last.question, lang)]
+    if len(calls) == 1:
+        expression = calls[0].arguments.get(role.argument)
+        value = _result_of(calls[0])
+        if isinstance(expression, str) and expression.strip() and (value is None or _said(value, heard)):
+            on_it = onward.said.replace(RESULT_SLOT, f"({expression.strip()})")
+            return _again(calls[0], {role.argument: on_it})
+    if len(calls) > 1 or len(set(heard)) != 1:
         return None
-    return _again(calls[0], {role.argument: onward.said.replace(RESULT_SLOT, f"({expression.strip()})")})
+    said = onward.said.replace(RESULT_SLOT, plain_number(heard[0]))
+    return ToolCall(id=FOLLOW_UP_CALL_ID, name=spec.name, arguments={role.argument: said})
+
+
+def _result_of(call: RememberedCall) -> float | None:
+    """The number a remembered calculation returned (its result's ``result`` field); None when its
+    result cannot be read so."""
+    try:
+        found = json.loads(call.result)
+    except ValueError:
+        return None
+    value = found.get("result") if isinstance(found, dict) else None
+    return _number_of(value) if isinstance(value, str | int | float) else None
+
+
+def _said(value: float, heard: list[float]) -> bool:
+    """``value`` is one of the numbers heard, or one of them is ``value`` rounded to its decimals."""
+    return any(abs(h - value) < 1e-9 or grounded(plain_number(h), [value]) for h in heard)
 
 
 def _renumbered(correction: Correction, last: RememberedTurn, said: list[float]) -> ToolCall | None:

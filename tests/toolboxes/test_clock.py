@@ -212,13 +212,16 @@ def test_get_weekday(tb: ToolBox) -> None:
     assert "YYYY-MM-DD" in error_of(tb, "get_weekday", date="14/03/2025")
 
 
-def test_a_count_from_a_day_to_itself_says_which_ends_such_questions_count_to(pinned: ToolBox) -> None:
+def test_a_count_from_a_day_to_itself_is_refused_naming_the_ends_such_questions_count_to(
+    pinned: ToolBox,
+) -> None:
     """ "And how many days are left in it" was sent as today's date to "today": 0 days, said as
-    "0 days left in the current year". The count stands; the ends of the month and year are given."""
+    "0 days left in the current year", even with the year's end named beside the 0. The call is
+    refused; the error names the ends of the month and year."""
     tb = pinned
     today = tb.clock(LISBON).date()  # type: ignore[attr-defined]
-    out = run(tb, "days_between", start_date=today.isoformat(), end_date="today")
-    assert out.days == 0
-    assert f"start_date and end_date are the same day, {today.isoformat()}" in out.note
-    assert f"of this year {today.year}-12-31" in out.note
+    error = error_of(tb, "days_between", start_date=today.isoformat(), end_date="today")
+    assert f"start_date and end_date are the same day, {today.isoformat()}" in error
+    assert f"of this year {today.year}-12-31" in error
+    assert "call days_between again" in error
     assert run(tb, "days_between", start_date="today", end_date=f"{today.year + 1}-01-01").note == ""
