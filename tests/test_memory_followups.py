@@ -212,7 +212,14 @@ def test_a_calculation_on_the_last_result_says_where_the_result_stands(
 
 @pytest.mark.parametrize(
     "utterance",
-    ["and how many days are left in it", "and what is that", "and that one and this one times 2", "is it ok"],
+    [
+        "and how many days are left in it",
+        "and what is that",
+        "and that one and this one times 2",
+        "is it ok",
+        "add those two together",
+        "and multiply both by three",
+    ],
 )
 def test_no_calculation_on_the_last_result_without_one_word_for_it_and_a_number(utterance: str) -> None:
     assert not isinstance(follow_up_in(utterance, "en-US"), Onward)

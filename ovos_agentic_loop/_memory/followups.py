@@ -118,6 +118,11 @@ _HOW_MANY: dict[str, str] = {
     "es": r"(?:y\s+)?cu[aá]nt[oa]s?\s+(?P<words>[^\d%]+?)\s+(?:es|son|serían|sería)\s+(?:eso|esto)",
     "de": r"(?:und\s+)?wie\s*viele?\s+(?P<words>[^\d%]+?)\s+(?:ist|sind)\s+(?:das|es|dies)",
 }
+# "add those two together", "e soma os dois": two earlier results, not the last one (the model reads it).
+_TWO = re.compile(
+    r"\b(?:(?:those|these|the)\s+two|both|(?:esses|estes|os)\s+dois|ambos|(?:esos|estos|los)\s+dos|"
+    r"die\s+beiden|beide)\b"
+)
 #: Where the last result stands in an ``Onward`` calculation.
 RESULT_SLOT = "{result}"
 # Words a target is not: "and in it", "and in that", "and to you": the model reads those.
@@ -215,6 +220,8 @@ def _asked_in(text: str, language: str) -> str | None:
 def _onward(text: str, language: str, reading: str | None) -> Onward | None:
     """A calculation on the last result: one word for it (or an opening "and now") and a number,
     in a few words ("and that times three", "fifteen percent of that")."""
+    if _TWO.search(text):
+        return None
     rest = re.sub(rf"^(?:{_ALSO[language]}\s*)?", "", text).strip()
     now = re.match(rf"(?:{_NOW[language]})\b\s*", rest)
     rest = rest[now.end() :] if now else rest

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.operands import said_numbers
 from ovos_agentic_loop._rules.view import TurnView
-from ovos_agentic_loop._text.numbers import call_format, grounded, numbers
+from ovos_agentic_loop._text.numbers import call_format, grounded, local_numbers, numbers
 
 __all__ = ["HEAD_ARITHMETIC"]
 
@@ -32,7 +32,12 @@ _CALCULATION = re.compile(
     # a quantity asked in another unit ("and how many miles is that", "and in meters": the stock
     # template wrote the conversion out as a formula in prose, no tool called)
     r"|\b(?:in|to|into|how many|how much)\s+(?:\w+\s+)?(?:miles?|kilomet\w*|km|met(?:er|re)s?|feet|foot|"
-    r"inch(?:es)?|pounds?|lbs?|kilos?|kilograms?|kg|grams?|ounces?|oz|lit(?:er|re)s?|gallons?|cups?)\b",
+    r"inch(?:es)?|pounds?|lbs?|kilos?|kilograms?|kg|grams?|ounces?|oz|lit(?:er|re)s?|gallons?|cups?)\b"
+    # and in pt, es, de ("wie viele meilen sind hundert kilometer" -> "und zweihundert": answered
+    # "122,541 Meilen" in the head, stock template)
+    r"|\b(?:em|en|in|quant[oa]s|cu[aá]nt[oa]s|wie\s*viele?)\s+(?:milhas|millas|meilen|quil[oó]metros|"
+    r"kil[oó]metros|kilometer|metros|meter|p[eé]s|pies|fu[sß]|libras|pfund|onças|onzas|unzen|gramas|"
+    r"gramos|gramm|litros|liter|galões|galones|gallonen)\b",
     re.IGNORECASE,
 )
 # "1." / "2)" opening a line of a numbered list: a step's number, not a result.
@@ -54,17 +59,20 @@ def _may_apply(view: TurnView) -> bool:
     calculator = view.calculator
     if calculator is None or calculator in view.called:
         return False
-    return _CALCULATION.search(view.question) is not None
+    # a follow-up asks its question through the last one ("and thirty", "und zweihundert")
+    return any(_CALCULATION.search(asked) for asked in (view.question, view.follows))
 
 
 def _detect(view: TurnView) -> Unworked | None:
     if not _may_apply(view) or view.calculator is None:
         return None
     known = said_numbers(view)  # the question's spelled numbers too, in the session's language
-    for number in numbers(_LIST_MARKER.sub("", view.answer)):
-        if not grounded(number, known):
-            return Unworked(number, view.calculator, call_format(view.text_mode))
-    return None
+    answer = _LIST_MARKER.sub("", view.answer)
+    unsaid = [n for n in numbers(answer) if not grounded(n, known)]
+    local = local_numbers(answer, view.lang)
+    if not unsaid or (local and all(grounded(n, known) for n in local)):
+        return None  # every number grounded, as English or as the session's language writes it
+    return Unworked(unsaid[0], view.calculator, call_format(view.text_mode))
 
 
 def _respond(found: Unworked) -> Response:

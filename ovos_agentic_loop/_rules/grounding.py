@@ -4,9 +4,11 @@ Before a reply's calls run, each value they carry is traced to where it can come
 words (numbers in words read in the session's language), a tool result or call of this
 conversation, or the tool's own declared default. What the bundled model invents is what fails a
 voice question: a number written wrong or copied from a tool's description (``operands``), a
-sign the user said and the call dropped (``signs``), a year of its training data (``years``).
+sign the user said and the call dropped (``signs``), a year of its training data (``years``), a
+conversion factor where a tool converts exactly (``conversions``).
 One rule, one finding at a time, the most specific first: the sign (the call signed is given
-back), then the year (today's date is given), then the number (the question in digits is given).
+back), then the year (today's date is given), then the factor (the converter is named), then the
+number (the question in digits is given).
 The call is held back and the model told which value, once per finding (the table's budget: sent
 again as it was, the call runs, since the user may mean it).
 """
@@ -14,6 +16,7 @@ again as it was, the call runs, since the user may mean it).
 from __future__ import annotations
 
 from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
+from ovos_agentic_loop._rules.conversions import ByHand, converted_by_hand
 from ovos_agentic_loop._rules.operands import Unsaid, unsaid_number
 from ovos_agentic_loop._rules.signs import Unsigned, dropped_sign
 from ovos_agentic_loop._rules.view import TurnView
@@ -21,11 +24,11 @@ from ovos_agentic_loop._rules.years import OldDate, old_date
 
 __all__ = ["UNGROUNDED_VALUE", "Ungrounded"]
 
-Ungrounded = Unsigned | OldDate | Unsaid
+Ungrounded = Unsigned | OldDate | ByHand | Unsaid
 
 
 def _detect(view: TurnView) -> Ungrounded | None:
-    return dropped_sign(view) or old_date(view) or unsaid_number(view)
+    return dropped_sign(view) or old_date(view) or converted_by_hand(view) or unsaid_number(view)
 
 
 def _respond(found: Ungrounded) -> Response:

@@ -38,7 +38,7 @@ from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
 from ovos_agentic_loop._text.values import plain_number
 from ovos_agentic_loop._tools.spec import ToolSpec
 
-__all__ = ["Unsaid", "said_numbers", "unsaid_number"]
+__all__ = ["Unsaid", "a_factor", "known_numbers_of", "said_numbers", "unsaid_number"]
 
 # 32 and 1.8 (Fahrenheit), 273.15 (kelvin), 60, 24, 365, 3600 (time), 12 (months, inches)
 _CONSTANTS = frozenset({12.0, 24.0, 32.0, 1.8, 273.15, 60.0, 365.0, 3600.0, 0.01, 0.1, 0.5})
@@ -67,7 +67,7 @@ def _derived(known: set[float]) -> set[float]:
     )
 
 
-def _a_factor(number: str, known: set[float]) -> bool:
+def a_factor(number: str, known: set[float]) -> bool:
     """A fraction not within a quarter of any number said above 10: a factor, not a mis-written
     number (19.1 for "nineteen" is near 19; 1.609 is near no "twenty miles")."""
     value = abs(float(number))
@@ -129,7 +129,7 @@ def unsaid_number(view: TurnView) -> Unsaid | None:
             checked = _checked_numbers(spec, parameter, value)
             if not checked:
                 continue
-            known = known if known is not None else _known(view)
+            known = known if known is not None else known_numbers_of(view)
             schema = spec.properties.get(parameter) or {}
             for number, in_expression in checked:
                 if _traced(number, known, in_expression, schema):
@@ -173,7 +173,8 @@ def _number_typed(schema: dict[str, object]) -> bool:
     )
 
 
-def _known(view: TurnView) -> set[float]:
+def known_numbers_of(view: TurnView) -> set[float]:
+    """The conversation's numbers and what each may also be written as (``_derived``)."""
     known = said_numbers(view)
     return known | _derived(known)
 
@@ -181,7 +182,7 @@ def _known(view: TurnView) -> set[float]:
 def _traced(number: str, known: set[float], in_expression: bool, schema: object) -> bool:
     """Whether ``number`` comes from somewhere: said, returned, or ordinary where it stands."""
     if in_expression:
-        return _ordinary(number) or grounded(number, known) or _a_factor(number, known)
+        return _ordinary(number) or grounded(number, known) or a_factor(number, known)
     value = float(number)
     default = schema.get("default") if isinstance(schema, dict) else None
     return abs(value) in _UNSAID_AMOUNTS or value == default or grounded(number, known)

@@ -45,6 +45,8 @@ class TurnView:
     earlier: frozenset[str] = frozenset()
     #: Where the caller's messages end in the transcript (the turn's own follow); None: all of it.
     asked_until: int | None = None
+    #: The last question, when this turn's is a follow-up of it ("und zweihundert"); "" otherwise.
+    follows: str = ""
 
     @cached_property
     def question(self) -> str:

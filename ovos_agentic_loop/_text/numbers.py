@@ -19,6 +19,7 @@ __all__ = [
     "grounded",
     "in_digits",
     "known_numbers",
+    "local_numbers",
     "numbers",
     "said_in_digits",
 ]
@@ -36,6 +37,28 @@ def numbers(text: str) -> list[str]:
             value = value[1:]  # 2026-11-30: a date, not minus eleven
         found.append(value)
     return found
+
+
+def local_numbers(text: str, lang: str | None) -> list[str]:
+    """The numbers of ``text`` as the session's language writes them, where it writes a decimal
+    comma ("62,137 Meilen" is 62.137 in German, "1.080" is 1080); [] where the language writes
+    numbers as ``numbers`` reads them. A model may write either way in any language: a check reads
+    both."""
+    code = language_code(lang)
+    if not code or not _decimal_comma(code):
+        return []
+    swapped = re.sub(r"(?<=\d)\.(?=\d{3}(?!\d))", "", text)
+    return numbers(re.sub(r"(?<=\d),(?=\d)", ".", swapped))
+
+
+@lru_cache(maxsize=32)
+def _decimal_comma(code: str) -> bool:
+    from babel import Locale, UnknownLocaleError  # CLDR: which languages write 62,137 for 62.137
+
+    try:
+        return bool(Locale.parse(code).number_symbols.get("latn", {}).get("decimal") == ",")
+    except (UnknownLocaleError, ValueError):
+        return False
 
 
 def grounded(number: str, known: Iterable[float]) -> bool:

@@ -46,6 +46,7 @@ def turn_of(
         earlier_calls=recall.call_ids,
         first_calls=(redo,) if redo is not None else (),
         after_question=[note] if note else [],
+        follows=recall.last.question if recall.last is not None and recall.follow_up is not None else "",
     )
 
 

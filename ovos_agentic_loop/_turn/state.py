@@ -114,6 +114,9 @@ class TurnState:
     #: rules read as what the user said): files read earlier that changed since
     #: (``tool_steps.read_again``), the question a follow-up asks again (``_memory.restated_note``).
     after_question: list[str] = field(default_factory=list)
+    #: The last question, when this one is a follow-up of it ("und zweihundert", "and in ounces"):
+    #: the rules read what is asked from both (``_memory.followups``).
+    follows: str = ""
 
     def __post_init__(self) -> None:
         # A reply to a question asked in the message before it, read before the marks are removed:
@@ -179,6 +182,7 @@ class TurnState:
             which=setup.which,
             earlier=self.earlier_calls,
             asked_until=self.question_end,
+            follows=self.follows,
         )
 
     def add_result(self, outcome: ToolOutcome) -> None:

@@ -38,10 +38,10 @@ def read_again(turn: TurnState) -> None:
     """The files the conversation's earlier turns read (its reader tool's remembered calls) are read
     again before the model is asked: a file is a fact that can change ("I changed the list, how many
     things are on it now" was answered from the old list, the model never reading it again). A
-    result that changed replaces the remembered one, and the model is told so after the question
-    (``after_question``: where it looks; a note inside the result was not enough; not in the
-    transcript, which the rules read as what the user said); one that did not change stays
-    as it was, byte for byte, so the server's prompt cache still holds the conversation."""
+    result that changed replaces the remembered one, and is also this turn's first call, after the
+    question, with the model told so (``after_question``): told only, with the new result in place
+    far above, the stock template still counted the old list. One that did not change stays as it
+    was, byte for byte, so the server's prompt cache still holds the conversation."""
     found = turn.setup.toolset.with_role("reader") if turn.earlier_calls else None
     if found is None:
         return
@@ -54,25 +54,33 @@ def read_again(turn: TurnState) -> None:
         if c.id in turn.earlier_calls and c.name == found[0].name
     }
     results = {at: reads[m.tool_call_id] for at, m in enumerate(asked) if m.tool_call_id in reads}
-    changed: list[str] = []
+    changed: list[ToolOutcome] = []
     for (at, call), outcome in zip(results.items(), _execute(turn, list(results.values())), strict=True):
         now = kept_result(outcome.observation)
         if now != turn.transcript[at].content:
             turn.emit(Notice(message=f"read again, changed since: {call.name} {call.arguments}"))
             turn.transcript[at] = replace(turn.transcript[at], content=now)
-            changed.append(
-                str(call.arguments.get(found[1].argument, "")) if isinstance(call.arguments, dict) else ""
+            fresh = ToolCall(
+                id=f"{READ_AGAIN_ID}{len(changed)}", name=call.name, arguments=dict(call.arguments)
             )
-    if changed:
-        named = ", ".join(dict.fromkeys(c for c in changed if c)) or "a file"
-        turn.after_question.append(READ_AGAIN.format(files=named, tool=found[0].name))
+            changed.append(replace(outcome, call=fresh))
+    if not changed:
+        return
+    paths = [c.call.arguments.get(found[1].argument, "") for c in changed]
+    named = ", ".join(dict.fromkeys(str(p) for p in paths if p)) or "a file"
+    turn.after_question.append(READ_AGAIN.format(files=named, tool=found[0].name))
+    turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[c.call for c in changed]))
+    for outcome in changed:
+        turn.add_result(replace(outcome, note=turn.history.record(outcome)))
 
 
 #: Told after the question when a file an earlier turn read has changed since.
 READ_AGAIN = (
-    "Note: {files} changed since it was read earlier in this conversation; the {tool} result above now "
-    "shows what it holds. Answer from it, not from the earlier answers."
+    "Note: {files} changed since it was read earlier in this conversation; it was read again for this "
+    "question ({tool}, below). Answer from what it holds now, not from the earlier answers."
 )
+#: The ids of the calls that read a changed file again, made by the loop.
+READ_AGAIN_ID = "call_read_again_"
 
 
 def correct(turn: TurnState, message: str, notice: str, kept: str | None) -> None:

@@ -175,3 +175,58 @@ def test_a_quantity_asked_in_another_unit_is_a_calculation(question: str, maths:
         [worked, tool_call("unit_convert", value=315, from_unit="km", to_unit="mi"), "195.7 miles."]
     )
     assert engine_with(brain, [maths]).continue_chat(user(question)).content == "195.7 miles."
+
+
+def test_a_follow_up_of_a_calculation_answered_in_the_head_gets_the_message(maths: ToolBox) -> None:
+    """ "wie viele meilen sind hundert kilometer" -> "und zweihundert" was answered "122,541 Meilen"
+    in the head (stock template): the follow-up says no unit, the question it follows does."""
+    from ovos_plugin_manager.templates.agents import AgentMessage
+
+    first, answer = "wie viele meilen sind hundert kilometer", "Die Antwort ist: 62,137 Meilen."
+    brain = ScriptedBrain(
+        [
+            tool_call("unit_convert", value=100, from_unit="km", to_unit="mi"),
+            answer,
+            "Die Antwort ist: 122,541 Meilen.",
+            tool_call("unit_convert", value=200, from_unit="km", to_unit="mi"),
+            "Die Antwort ist: 124,27 Meilen.",
+        ]
+    )
+    engine = engine_with(brain, [maths])
+    assert engine.continue_chat(user(first), session_id="s", lang="de-DE").content == answer
+    history = [*user(first), AgentMessage(MessageRole.ASSISTANT, answer), *user("und zweihundert")]
+    final = engine.continue_chat(history, session_id="s", lang="de-DE")
+
+    assert final.content == "Die Antwort ist: 124,27 Meilen."
+    nudge = brain.calls[3].last
+    assert (
+        nudge.role == MessageRole.USER and "122" in nudge.content and "evaluate_expression" in nudge.content
+    )
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "read"),
+    [
+        ("Die Antwort ist: 62,137 Meilen.", "de-DE", ["62.137"]),
+        ("São 1.080 euros, ou 12,5 por dia.", "pt-PT", ["1080", "12.5"]),
+        ("It is 62,137 miles.", "en-US", []),  # English reads it as numbers does
+    ],
+)
+def test_numbers_are_also_read_as_the_session_language_writes_them(
+    text: str, lang: str, read: list[str]
+) -> None:
+    from ovos_agentic_loop._text.numbers import local_numbers
+
+    assert local_numbers(text, lang) == read
+
+
+def test_a_decimal_comma_of_a_tools_result_is_no_head_arithmetic(maths: ToolBox) -> None:
+    brain = ScriptedBrain(
+        [tool_call("unit_convert", value=100, from_unit="km", to_unit="mi"), "Das sind 62,137 Meilen."]
+    )
+    answer = engine_with(brain, [maths]).continue_chat(
+        user("wie viele meilen sind hundert kilometer"), lang="de-DE"
+    )
+    assert answer.content == "Das sind 62,137 Meilen."
+    brain.assert_complete()

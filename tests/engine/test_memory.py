@@ -331,7 +331,7 @@ def made_calls(events: list[StepEvent]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("lang", "first", "follow_up", "expression"),
     [
-        ("en-US", "whats twenty five celsius in fahrenheit", "and thirty", "30 * 9 / 5 + 32"),
+        ("en-US", "whats twenty three times seventeen", "and thirty", "30 * 17"),
         ("pt-PT", "quanto é quinze por cento de quatrocentos", "e vinte por cento", "20% of 400"),
         ("es-ES", "cuánto es el veinte por ciento de trescientos", "y el treinta por ciento", "30% of 300"),
     ],
@@ -339,7 +339,7 @@ def made_calls(events: list[StepEvent]) -> list[dict[str, Any]]:
 def test_a_new_number_asks_the_last_question_again_with_it(
     lang: str, first: str, follow_up: str, expression: str, maths: ToolBox
 ) -> None:
-    first_expression = {"en-US": "25 * 9 / 5 + 32", "pt-PT": "15% of 400", "es-ES": "20% of 300"}[lang]
+    first_expression = {"en-US": "23 * 17", "pt-PT": "15% of 400", "es-ES": "20% of 300"}[lang]
     brain = ScriptedBrain([tool_call("evaluate_expression", expression=first_expression), _states_the_result])
     engine = engine_with(brain, [maths])
     answer = engine.continue_chat([user(first)], session_id="s", lang=lang).content
@@ -498,13 +498,16 @@ def test_a_file_an_earlier_turn_read_is_read_again_and_a_change_replaces_it(
     sent = remembered_read(brain.calls[-1])
     asked = brain.calls[-1].messages
     question = next(m for m in reversed(asked) if m.content and m.content.startswith("how many things"))
-    told = asked[-1]
     if changed:
         assert "soap" in sent and "eggs" not in sent
-        # told where it looks: after the question
+        # told where it looks, after the question; then read again as this turn's first call
+        told, read, result = asked[-3:]
         assert told.role == MessageRole.USER
         assert told.content == READ_AGAIN.format(files=LIST, tool="read_file")
+        assert [(c.name, c.arguments) for c in read.tool_calls] == [("read_file", {"path": LIST})]
+        assert result.role == MessageRole.TOOL and "soap" in result.content and "eggs" not in result.content
     else:
+        told = asked[-1]
         assert sent == read_first  # byte for byte: the server's prompt cache still holds it
         assert told is question
     brain.assert_complete()
@@ -515,18 +518,18 @@ def test_a_follow_up_the_loop_cannot_make_into_a_call_is_told_which_question_it_
 ) -> None:
     """The last turn calculated, so no converter call holds a unit to change: the model hears the
     question "and in meters" asks again, after it."""
-    first = "how many kilometers is twenty six miles"
-    brain = ScriptedBrain([tool_call("evaluate_expression", expression="26 * 1.609344"), _states_the_result])
+    first = "i drive forty five kilometers a day how many kilometers is that in a week"
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="45 * 7"), _states_the_result])
     engine = engine_with(brain, [maths])
     answer = engine.continue_chat([user(first)], session_id="s").content
-    brain.add(tool_call("evaluate_expression", expression="26 * 1609.344"), _states_the_result)
+    brain.add(tool_call("unit_convert", value=315, from_unit="km", to_unit="m"), "315000 meters.")
 
     engine.continue_chat([user(first), said(answer), user("and in meters")], session_id="s")
 
     told = brain.calls[2].messages[-1]
     assert told.role == MessageRole.USER
     assert (told.content or "").splitlines()[0] == (
-        'The user asks the last question ("how many kilometers is twenty six miles") again, in meters.'
+        f'The user asks the last question ("{first}") again, in meters.'
     )
 
 

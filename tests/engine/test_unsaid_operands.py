@@ -71,17 +71,11 @@ def test_a_calculation_with_a_number_nobody_said_is_sent_back(
     [
         ("whats twenty five percent of three hundred and twenty", "320 * 0.25"),
         ("how much is a twenty percent tip on eighty four dollars and fifty cents", "84.50 * 0.2"),
-        ("whats minus five celsius in fahrenheit", "-5 * 9/5 + 32"),
         ("what is two to the power of sixteen", "2^16"),
         ("what is 15% of 2350?", "2350 * 15 / 100"),
         ("whats seven minus twelve", "7 - 12"),
         # ovos-number-parser reads "three hundred minus forty" as "-40": 300 was lost
         ("whats three hundred minus forty", "300 - 40"),
-        ("convert one hundred and fifty pounds to kilograms", "150 * 0.45359237"),
-        # factors the model brings, far from any number said: not the user's numbers written wrong
-        ("how many kilometres is twenty miles", "20 * 1.609"),
-        ("twelve inches in centimetres", "12 * 2.54"),
-        ("what is a hundred and fifty pounds in kilograms", "150 * 0.4536"),
     ],
 )
 def test_a_calculation_with_the_users_numbers_runs_at_once(question: str, expression: str) -> None:
@@ -89,6 +83,28 @@ def test_a_calculation_with_the_users_numbers_runs_at_once(question: str, expres
     engine_with(brain, maths()).continue_chat(user(question))
     assert '"result"' in brain.calls[1].last.content
     brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("question", "expression"),
+    [
+        ("whats minus five celsius in fahrenheit", "-5 * 9/5 + 32"),
+        ("convert one hundred and fifty pounds to kilograms", "150 * 0.45359237"),
+        ("how many kilometres is twenty miles", "20 * 1.609"),
+        ("twelve inches in centimetres", "12 * 2.54"),
+        ("what is a hundred and fifty pounds in kilograms", "150 * 0.4536"),
+    ],
+)
+def test_a_factor_the_model_brings_is_no_number_written_wrong_but_a_conversion_for_the_converter(
+    question: str, expression: str
+) -> None:
+    """A factor far from every number said is not the user's number written wrong; with the
+    converter offered, the model is sent to it (``_rules.conversions``), not told of unsaid numbers."""
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression=expression), "I cannot convert that."])
+    engine_with(brain, maths()).continue_chat(user(question))
+    held = brain.calls[1].last.content
+    assert "converts units by hand" in held and "unit_convert" in held
+    assert "no number the user said" not in held
 
 
 def test_numbers_from_a_result_count_as_said() -> None:

@@ -162,10 +162,10 @@ def test_unit_convert_reads_the_amount_with_its_sign(
 @pytest.mark.parametrize(
     ("kwargs", "advice"),
     [
-        ({"value": "ten kilos", "from_unit": "kg", "to_unit": "lb"}, "send the amount alone in value"),
+        ({"value": "ten kilos", "from_unit": "lb", "to_unit": "kg"}, "send the amount alone in value"),
         ({"value": "a few", "from_unit": "kg", "to_unit": "lb"}, "value 'a few' is not one number"),
         ({"from_unit": "kg", "to_unit": "lb"}, "value is missing"),
-        ({"value": 10, "from_unit": "quilos", "to_unit": "lb"}, "unknown unit 'quilos'"),
+        ({"value": 10, "from_unit": "arrobas", "to_unit": "lb"}, "unknown unit 'arrobas'"),
         (
             {"value": "10 kg", "from_unit": "kelvin", "to_unit": "lb"},
             "names the unit 'kg' and from_unit names 'kelvin'",

@@ -85,8 +85,8 @@ def test_unit_output_stays_backwards_compatible() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "advice"),
     [
-        ({"value": 1, "from_unit": "quilos", "to_unit": "lb"}, "send from_unit as a unit symbol"),
-        ({"value": 1, "from_unit": "kg", "to_unit": "quilos"}, "send to_unit as a unit symbol"),
+        ({"value": 1, "from_unit": "arrobas", "to_unit": "lb"}, "send from_unit as a unit symbol"),
+        ({"value": 1, "from_unit": "kg", "to_unit": "arrobas"}, "send to_unit as a unit symbol"),
         ({"value": 1, "from_unit": "km", "to_unit": "kg"}, "send to_unit as a unit of length"),
         (
             {"value": 1, "from_unit": "MB", "to_unit": "percent"},
@@ -96,3 +96,21 @@ def test_unit_output_stays_backwards_compatible() -> None:
 )
 def test_a_unit_refusal_says_what_to_send(tb: ToolBox, kwargs: dict[str, Any], advice: str) -> None:
     assert advice in refusal(tb, "unit_convert", **kwargs).lower()
+
+
+@pytest.mark.parametrize(
+    ("value", "source", "target", "expected"),
+    [
+        (70, "kilos", "pounds", 154.323583529),  # pint alone reads "kilos" as kilo-seconds
+        (100, "Kilometer", "Meilen", 62.1371192237),
+        (2, "quilos", "libras", 4.4092452437),
+        (3, "pies", "metros", 0.9144),
+        (2.5, "libras", "onças", 40.0),
+    ],
+)
+def test_units_said_in_the_readers_languages_are_the_units_they_name(
+    tb: ToolBox, value: float, source: str, target: str, expected: float
+) -> None:
+    out = tb.call_tool("unit_convert", {"value": value, "from_unit": source, "to_unit": target})
+    assert isinstance(out, UnitConvertOutput)
+    assert out.result == pytest.approx(expected)

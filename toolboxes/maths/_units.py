@@ -77,7 +77,27 @@ ALIASES = {
     "us gallons": "gallon",
     "uk gallon": "imperial_gallon",
     "uk gallons": "imperial_gallon",
+    # pint reads "kilos" as kilo-seconds (time); a voice means kilograms
+    "kilo": "kg",
+    "kilos": "kg",
 }
+# The units a voice converts, as said in the other languages the toolbox reads (see _core.language):
+# "wie viele Meilen sind hundert Kilometer" was sent as to_unit 'Meilen', which pint does not know.
+_SAID_UNITS = {
+    "mile": "milha milhas milla millas meile meilen",
+    "km": "quilómetro quilómetros quilometro quilometros kilómetro kilómetros kilometro kilometros",
+    "meter": "metro metros",
+    "foot": "pé pés pe pes pie pies fuß fuss füße",
+    "inch": "polegada polegadas pulgada pulgadas zoll",
+    "yard": "jarda jardas yarda yardas",
+    "pound": "libra libras pfund",
+    "ounce": "onça onças onza onzas unze unzen",
+    "gram": "grama gramas gramo gramos gramm",
+    "kg": "quilo quilos quilograma quilogramas kilogramo kilogramos kilogramm",
+    "liter": "litro litros",
+    "gallon": "galão galões galón galones gallone gallonen",
+}
+ALIASES.update({word: unit for unit, words in _SAID_UNITS.items() for word in words.split()})
 # The word for "degree" in the languages the toolbox reads (see _core.language).
 _DEGREE_WORDS = frozenset(
     {"deg", "degree", "degrees", "grad", "grade", "grau", "graus", "grado", "grados", "degré", "degrés",

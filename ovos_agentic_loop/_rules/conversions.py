@@ -1,0 +1,94 @@
+"""Units converted by hand: a calculator call for a question that converts between units, while a
+converter of amounts is offered.
+
+Asked "how many pounds is seventy kilos", the bundled model called the calculator with
+``70 * 0.45359237`` and said "31.75 pounds" (the factor's direction invented); "wie viele meilen
+sind hundert kilometer" became ``100 / 1.6`` (62.5 miles: a rounded factor); "ninety eight point
+six fahrenheit in celsius" became ``98.6 * 5 / 9`` (the 32 left out). The factor is a value nobody
+said, and a tool that has it exactly was offered: the call is not run, and the model is told which
+tool converts and that it takes the amount and the units as said.
+
+A question converts when it names two different units (or one temperature scale: Fahrenheit and
+Celsius questions name the other scale as "in celsius" or leave it to the reading). A calculation
+whose numbers are all said or small ("45 * 7" for a week of 45 km a day) runs: only an expression
+holding a factor nobody said, or any expression for a temperature, is held back. The converter of
+amounts is the tool its toolbox declared a converter that takes a number (the clock's converters
+take a time and a zone, no amount).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ovos_agentic_loop._rules.operands import a_factor, known_numbers_of
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
+from ovos_agentic_loop._tools.spec import ToolSpec
+
+__all__ = ["ByHand", "converted_by_hand"]
+
+# Units a voice converts between, as said in en, pt, es, de (the calculator's languages).
+_UNIT = re.compile(
+    r"\b(?:miles?|kilomet\w*|km|met(?:er|re)s?|centimet\w*|cm|millimet\w*|feet|foot|inch(?:es)?|yards?|pounds?|lbs?|kilos?|"
+    r"kilograms?|kg|grams?|ounces?|oz|lit(?:er|re)s?|gallons?|cups?|mph|"
+    r"milhas|millas|meilen|quil[oó]metros|quilos|quilogramas|kilogramos|kilogramm|kil[oó]metros|metros|p[eé]s|pies|fu[sß]|libras|pfund|"
+    r"onças|onzas|unzen|gramas|gramos|gramm|litros|galões|galones|gallonen)\b"
+    r"|(?P<scale>\b(?:fahrenheit|celsius|centigrade|kelvin|cent[ií]grados?)\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class ByHand:
+    """A calculator call (``expression``) converting units that ``converter`` converts exactly."""
+
+    calculator: str
+    expression: str
+    converter: str
+    asked: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f'Not run: {self.calculator}("{self.expression}") converts units by hand, and {self.converter} '
+            f"converts them exactly. Call {self.converter} with the amount and the two units as the user "
+            f'said them: "{self.asked}".'
+        )
+
+
+def converted_by_hand(view: TurnView) -> ByHand | None:
+    calculator = view.tools.with_role("calculator")
+    converter = _amount_converter(view)
+    if calculator is None or converter is None:
+        return None
+    asked = " ".join(filter(None, (view.follows, view.asked or view.question)))
+    units = {m.group().lower() for m in _UNIT.finditer(asked)}
+    scale = any(m.group("scale") for m in _UNIT.finditer(asked))
+    if len(units) < 2 and not scale:
+        return None
+    spec, role = calculator
+    known: set[float] | None = None
+    for call in view.calls:
+        expression = call.arguments.get(role.argument) if call.name == spec.name else None
+        if not isinstance(expression, str):
+            continue
+        known = known if known is not None else known_numbers_of(view)
+        if scale or any(a_factor(n, known) and not grounded(n, known) for n in numbers(expression)):
+            said = in_digits(view.asked or view.question, view.lang).strip()
+            return ByHand(spec.name, expression, converter.name, said)
+    return None
+
+
+def _amount_converter(view: TurnView) -> ToolSpec | None:
+    """The tool declared a converter that takes a number (the amount it converts)."""
+    for tool in view.tools.tools:
+        role = tool.role
+        if role is None or role.kind != "converter":
+            continue
+        if any(
+            isinstance(schema, dict) and schema.get("type") in ("number", "integer")
+            for schema in tool.properties.values()
+        ):
+            return tool
+    return None

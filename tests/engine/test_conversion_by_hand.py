@@ -1,0 +1,84 @@
+"""Units converted by hand in the calculator, while the converter is offered, are not run: the
+model hears which tool converts exactly and the question as said. Calculations that convert
+nothing, or that hold only the user's numbers, run."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import engine_with, user
+from ovos_plugin_manager.persona import find_toolbox_plugins
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+from ovos_agentic_loop._rules.conversions import converted_by_hand
+from ovos_agentic_loop._rules.view import TurnView
+from ovos_agentic_loop._tools.toolset import PersonaTools, ToolSet
+from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+
+
+def _toolboxes() -> list:
+    plugins = find_toolbox_plugins()
+    return [plugins[name](config={}) for name in ("ovos-math-tools", "ovos-clock-tools")]
+
+
+TOOLS = PersonaTools(_toolboxes(), engine_name="test").current()
+
+
+def _view(question: str, expression: str, lang: str = "en-US") -> TurnView:
+    view = TurnView(TOOLS, [AgentMessage(MessageRole.USER, question)], {}, False, lang=lang)
+    return view.with_calls([tool_call("evaluate_expression", expression=expression).tool_calls[0]])
+
+
+@pytest.mark.parametrize(
+    ("question", "expression", "lang"),
+    [
+        ("how many pounds is seventy kilos", "70 * 0.45359237", "en-US"),
+        ("wie viele meilen sind hundert kilometer", "100 / 1.6", "de-DE"),
+        ("whats ninety eight point six fahrenheit in celsius", "98.6 * 5 / 9", "en-US"),
+        ("whats twenty five celsius in fahrenheit", "25 * 9 / 5 + 32", "en-US"),
+        ("quantas libras são dois quilos", "2 * 2.20462", "pt-PT"),
+    ],
+)
+def test_a_conversion_in_the_calculator_is_held_naming_the_converter(
+    question: str, expression: str, lang: str
+) -> None:
+    found = converted_by_hand(_view(question, expression, lang))
+    assert found is not None and found.converter == "unit_convert" and found.expression == expression
+    assert "Call unit_convert with the amount and the two units as the user said them" in found.message
+
+
+@pytest.mark.parametrize(
+    ("question", "expression"),
+    [
+        ("i drive forty five kilometers a day how many kilometers is that in a week", "45 * 7"),
+        ("whats fifteen percent of two thousand three hundred and fifty", "15% of 2350"),
+        ("how many grams is two pounds and how many is that times three", "2 * 3"),  # numbers said, no factor
+    ],
+)
+def test_a_calculation_that_converts_nothing_or_holds_no_factor_runs(question: str, expression: str) -> None:
+    assert converted_by_hand(_view(question, expression)) is None
+
+
+def test_without_a_converter_of_amounts_the_calculator_may_convert() -> None:
+    """The clock's converters take a time and a zone, no amount: they are no converter of units."""
+    without = ToolSet(tuple(t for t in TOOLS.tools if t.name != "unit_convert"), {}, frozenset())
+    view = TurnView(without, [AgentMessage(MessageRole.USER, "how many pounds is 70 kilos")], {}, False)
+    call = tool_call("evaluate_expression", expression="70 * 2.20462").tool_calls[0]
+    assert converted_by_hand(view.with_calls([call])) is None
+
+
+def test_the_model_is_sent_to_the_converter_through_continue_chat() -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="70 * 0.45359237"),
+            tool_call("unit_convert", value=70, from_unit="kg", to_unit="lb"),
+            "Seventy kilos is 154.32 pounds.",
+        ]
+    )
+    engine = engine_with(brain, _toolboxes())
+    answer = engine.continue_chat(user("how many pounds is seventy kilos")).content
+
+    assert answer == "Seventy kilos is 154.32 pounds."
+    held = brain.calls[1].last
+    assert "converts units by hand" in (held.content or "") and "unit_convert" in (held.content or "")
+    assert '"result": 154.32' in (brain.calls[2].last.content or "").replace("154.323583529", "154.32")
+    brain.assert_complete()
