@@ -17,7 +17,7 @@ from ovos_agentic_loop._turn.brain_call import call_brain
 from ovos_agentic_loop._turn.speaker import Pass, Say
 from ovos_agentic_loop._turn.state import TurnState
 from ovos_agentic_loop._turn.tool_steps import while_calls_are_written
-from ovos_agentic_loop._turn.transcript import folded_steps, rendered
+from ovos_agentic_loop._turn.transcript import rendered
 from ovos_agentic_loop.events import ModelCall
 from ovos_agentic_loop.messages import CallNamed
 
@@ -172,9 +172,7 @@ def brain_messages(turn: TurnState) -> list[AgentMessage]:
     ]
     if turn.after_question:  # after the question, before anything the turn adds
         transcript.insert(turn.question_end, AgentMessage(MessageRole.USER, "\n".join(turn.after_question)))
-    if turn.setup.text_mode:
-        return turn.for_brain(rendered(transcript))
-    return turn.for_brain(transcript[: turn.question_end] + folded_steps(transcript[turn.question_end :]))
+    return turn.for_brain(rendered(transcript) if turn.setup.text_mode else transcript)
 
 
 def _said(text: str, lang: str | None, language: str | None) -> AgentMessage:

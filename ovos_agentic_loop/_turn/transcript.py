@@ -16,14 +16,7 @@ from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 from ovos_agentic_loop._text.protocol import render_call
 from ovos_agentic_loop._tools.observations import Status, ToolOutcome
 
-__all__ = [
-    "conversation",
-    "fold_system",
-    "folded_steps",
-    "forced_messages",
-    "persona_instructions",
-    "rendered",
-]
+__all__ = ["conversation", "fold_system", "forced_messages", "persona_instructions", "rendered"]
 
 
 def persona_instructions(incoming: Sequence[AgentMessage], system_prompt: str | None) -> list[str]:
@@ -88,28 +81,6 @@ def rendered(transcript: Sequence[AgentMessage]) -> list[AgentMessage]:
                 out.append(AgentMessage(MessageRole.USER, observation))
         else:
             out.append(message)
-    return out
-
-
-def folded_steps(messages: Sequence[AgentMessage]) -> list[AgentMessage]:
-    """Consecutive steps that only called tools, as one: their calls in one assistant message, then
-    all their results. Asked "What weekday is it today, and what is 15% of 2350?", the bundled model
-    called get_weekday, then evaluate_expression, each alone, then get_weekday again as if starting
-    over; a reply of two calls and their two results is what its template shows for a question of
-    two parts, and what it answers after."""
-    out: list[AgentMessage] = []
-    run_at: int | None = None  # where the assistant message of the run being folded stands in ``out``
-    for message in messages:
-        only_calls = not (message.content or "").strip()
-        if message.role == MessageRole.ASSISTANT and message.tool_calls and only_calls:
-            if run_at is not None and all(m.role == MessageRole.TOOL for m in out[run_at + 1 :]):
-                calls = [*(out[run_at].tool_calls or []), *message.tool_calls]
-                out[run_at] = AgentMessage(MessageRole.ASSISTANT, "", tool_calls=calls)
-                continue
-            run_at = len(out)
-        elif message.role != MessageRole.TOOL:
-            run_at = None
-        out.append(message)
     return out
 
 

@@ -11,7 +11,7 @@ import pytest
 from engine_helpers import ENGINES_AND_MODES, engine_with, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
-from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole, ToolCall
+from ovos_plugin_manager.templates.agents import MessageRole
 
 from ovos_agentic_loop.testing import ScriptedBrain, in_chunks, tool_call
 
@@ -28,11 +28,6 @@ def boxes(tmp_path: Path) -> list[ToolBox]:
     ]
 
 
-def last_calls(messages: list[AgentMessage]) -> list[ToolCall]:
-    """The calls of the last assistant message that made any (steps of calls reach the model as one)."""
-    return next(m.tool_calls for m in reversed(messages) if m.role == MessageRole.ASSISTANT and m.tool_calls)
-
-
 def test_an_answer_without_reading_the_named_file_gets_the_file_read(boxes: list[ToolBox]) -> None:
     brain = ScriptedBrain(
         [
@@ -47,8 +42,8 @@ def test_an_answer_without_reading_the_named_file_gets_the_file_read(boxes: list
     assert answer.content == "15% of the budget is 630."
     seen = brain.calls[2]
     assert seen.last.role == MessageRole.TOOL and "Budget: 4200 euros." in seen.last.content
-    made = last_calls(seen.messages)[-1]
-    assert made.name == "read_file" and made.arguments == {"path": "notes.txt"}
+    made = seen.messages[-2]
+    assert made.tool_calls[0].name == "read_file" and made.tool_calls[0].arguments == {"path": "notes.txt"}
     assert not any("is 12." in (m.content or "") for m in seen.messages)  # the made-up answer is gone
     brain.assert_complete()
 
@@ -135,7 +130,7 @@ def test_a_file_named_as_speech_to_text_writes_it_is_read_too(tmp_path: Path) ->
         user("whats the total of the amounts in expenses dot csv")
     )
     assert answer.content == "The total is 1014.5."
-    made = last_calls(brain.calls[2].messages)[-1]
-    assert made.name == "read_file" and made.arguments == {"path": "expenses.csv"}
+    made = brain.calls[2].messages[-2]
+    assert made.tool_calls[0].name == "read_file" and made.tool_calls[0].arguments == {"path": "expenses.csv"}
     assert "rent,950" in brain.calls[2].last.content
     brain.assert_complete()
