@@ -4,6 +4,13 @@ holds none of their values ("This is the result of the calculation.", "The comma
 successfully", "Quanto é 15 por cento de 400?", "Thank you for the information." after 75). The
 bundled model on its stock template says this after most single calls. The loop asks for the
 answer with the result, quoted. A short answer after any other tool ("Done.") stands.
+
+The same answer with no call at all states nothing either: asked "whats the name of this
+computer", the bundled model answered "The name of this computer is Computer Name." on the shipped
+template and "The name of this computer is." on the stock one, no tool called. An answer whose
+every word is the question's or a word that carries nothing is sent back once, asking for the
+fact or a call that gives it; an answer that adds one word of its own ("The capital of France is
+Paris.") stands.
 """
 
 from __future__ import annotations
@@ -20,7 +27,14 @@ from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
 from ovos_agentic_loop._tools.observations import ToolOutcome
 
-__all__ = ["MAX_QUOTED_CHARS", "UNSTATED_RESULT", "ResultValues", "unstated_message"]
+__all__ = [
+    "ECHOED_MESSAGE",
+    "MAX_QUOTED_CHARS",
+    "UNSTATED_RESULT",
+    "ResultValues",
+    "Unstated",
+    "unstated_message",
+]
 
 #: Most characters of the result's values quoted back to an answer that states none of them.
 MAX_QUOTED_CHARS = 300
@@ -36,6 +50,8 @@ _RESULT_WORDS = (
     "returned exit code success successful error done"
 )
 _EMPTY_WORDS = frozenset(f"{_FUNCTION_WORDS} {_RESULT_WORDS}".split())
+# Words an answer may add to the question's and still say nothing of its own.
+_CARRY_NOTHING = frozenset(f"{_FUNCTION_WORDS} your my our you i we".split())
 # An answer about the call instead of its outcome speaks of these ("the result of the calculation",
 # "the command executed successfully", "the statistics_summary function call"). A short answer
 # without them ("Done.") is left alone: it may be all a write needs.
@@ -46,6 +62,25 @@ _NARRATION = re.compile(
 )
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _TOKEN = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Unstated:
+    """What an answer did not state: the values of the results it follows, quoted; "" when no tool
+    was called and it only said the question back."""
+
+    values: str
+
+    @property
+    def message(self) -> str:
+        return unstated_message(self.values) if self.values else ECHOED_MESSAGE
+
+
+#: Said to an answer that only says the question back, with no call made.
+ECHOED_MESSAGE = (
+    "Your reply only says my question back. Answer it with the fact itself: call the tool that "
+    "gives it, or say that you do not know."
+)
 
 
 def unstated_message(values: str) -> str:
@@ -132,26 +167,48 @@ def _may_apply(view: TurnView) -> bool:
     found to state no result: results to state, none of them stated by its complete words yet
     (digits and value words; numbers in words are read only in the whole answer)."""
     values = ResultValues.of(_to_state(view))
-    if values is None:
-        return False
     # "36" may still grow into "365": only the words before the last whitespace are complete.
     complete = view.answer[: max(view.answer.rfind(" "), view.answer.rfind("\n"), 0)]
+    if values is None:
+        return _uncalled(view) and _only_the_questions_words(view, complete)
     stated = any(grounded(n, values.numbers) for n in numbers(complete)) or any(
         w.lower() in values.words for w in _WORD.findall(complete)
     )
     return not stated
 
 
-def _detect(view: TurnView) -> str | None:
+def _detect(view: TurnView) -> Unstated | None:
     """An answer right after tool results that talks about the call, says the question back or
-    follows a calculation, and states none of their values: the values it should have stated."""
+    follows a calculation, and states none of their values: the values it should have stated. Or
+    an answer with no call made that only says the question back."""
     texts = _to_state(view)
     values = ResultValues.of(texts)
-    if values is None or values.stated_in(view.answer, view.lang):
+    if values is None:
+        said_back = _uncalled(view) and _only_the_questions_words(view, view.answer, whole=True)
+        return Unstated("") if said_back else None
+    if values.stated_in(view.answer, view.lang):
         return None
     if not (_narrates(view) or _echoes_question(view) or _calculated(view)):
         return None
-    return "; ".join(texts)
+    return Unstated("; ".join(texts))
+
+
+def _uncalled(view: TurnView) -> bool:
+    """No call made this turn, no result of an earlier turn to answer from, and tools to call."""
+    return not view.called and not view.earlier and bool(view.tools.tools)
+
+
+def _only_the_questions_words(view: TurnView, answer: str, *, whole: bool = False) -> bool:
+    """Every word of ``answer`` (no digit in it) is the question's or carries nothing; ``whole``:
+    the answer is complete and has two of the question's words at least ("The name of this
+    computer is."), not a greeting's "Hello!"."""
+    if any(ch.isdigit() for ch in answer):
+        return False
+    asked = {w.lower() for w in _TOKEN.findall(in_digits(view.asked or view.question, view.lang))}
+    said = [w.lower() for w in _WORD.findall(answer)]
+    if any(w not in asked and w not in _CARRY_NOTHING for w in said):
+        return False
+    return not whole or sum(w in asked and w not in _CARRY_NOTHING for w in said) >= 2
 
 
 def _calculated(view: TurnView) -> bool:
@@ -183,11 +240,11 @@ def _echoes_question(view: TurnView) -> bool:
     return len(said) >= 3 and sum(w in asked for w in said) >= 0.6 * len(said)
 
 
-UNSTATED_RESULT: Rule[str] = Rule(
+UNSTATED_RESULT: Rule[Unstated] = Rule(
     "unstated_result",
     Stage.ON_ANSWER,
     _detect,
-    lambda values: Nudge(UNSTATED_RESULT.description, unstated_message(values)),
+    lambda found: Nudge(UNSTATED_RESULT.description, found.message),
     description="the result is not stated",
     # It judges an answer, so it is decided before any of it is spoken: corrected after speech,
     # the voice would say a second answer. Held: an answer right after results to state, until

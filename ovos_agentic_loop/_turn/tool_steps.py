@@ -72,6 +72,9 @@ def read_again(turn: TurnState) -> None:
     turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[c.call for c in changed]))
     for outcome in changed:
         turn.add_result(replace(outcome, note=turn.history.record(outcome)))
+    # an earlier turn's call, refreshed: the rules read it as a result the conversation holds, not
+    # as a call the model made for this question (an answer said again word for word is still one)
+    turn.earlier_calls = turn.earlier_calls | {c.call.id for c in changed}
 
 
 #: Told after the question when a file an earlier turn read has changed since.

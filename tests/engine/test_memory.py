@@ -548,3 +548,25 @@ def test_an_earlier_answer_said_again_to_a_new_question_is_sent_back(maths: Tool
 
     sent_back = brain.calls[3].messages[-1].content or ""
     assert sent_back.startswith(f'That is your answer to an earlier question ("{first}"), said again.')
+
+
+def test_an_earlier_answer_said_again_after_the_file_changed_is_sent_back(tmp_path: Path) -> None:
+    """The list was read again after it changed, and the model said its last count again: the read
+    is the loop's, so the answer is still one said again to a new question."""
+    (tmp_path / LIST).write_text("milk\neggs\nbread\n")
+    files = find_toolbox_plugins()["ovos-filesystem-tools"](config={"root_path": str(tmp_path)})
+    brain = ScriptedBrain([tool_call("read_file", path=LIST), "Milk, eggs and bread.", "Three things."])
+    engine = engine_with(brain, [files])
+    history = [user("whats on my shopping list")]
+    history += [
+        said(engine.continue_chat(history, session_id="kitchen").content),
+        user("how many things are on it"),
+    ]
+    history += [said(engine.continue_chat(history, session_id="kitchen").content)]
+    (tmp_path / LIST).write_text("milk\nsoap\n")
+    brain.add("Three things.", "Two things.")
+
+    now = [*history, user("i changed the list how many things are on it now")]
+    assert engine.continue_chat(now, session_id="kitchen").content == "Two things."
+    assert "said again" in (brain.calls[-1].last.content or "")
+    brain.assert_complete()

@@ -165,3 +165,38 @@ def test_a_reaction_already_spent_gives_way_to_the_next_that_applies(maths: Tool
     assert "Do not describe evaluate_expression" in brain.calls[1].last.content
     assert brain.calls[3].last.content.startswith("Your reply does not say what the result is.")
     brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "echo", ["The name of this computer is Computer Name.", "The name of this computer is."]
+)
+@pytest.mark.parametrize(("entry_point", "mode"), ENGINES_AND_MODES)
+def test_an_answer_without_a_call_that_only_says_the_question_back_is_sent_back(
+    entry_point: str, mode: str, echo: str, shell: ToolBox
+) -> None:
+    """No tool called: "whats the name of this computer" answered with its own words."""
+    from ovos_agentic_loop._rules.unstated import ECHOED_MESSAGE
+
+    brain = ScriptedBrain([echo, tool_call("run_command", command="hostname"), "It is called kitchen-pc."])
+    engine = engine_with(brain, [shell], entry_point, mode=mode)
+    assert list(engine.stream_sentences(user("whats the name of this computer"))) == [
+        "It is called kitchen-pc."
+    ]
+    assert brain.calls[1].last.content == ECHOED_MESSAGE
+    brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("whats the capital of france", "The capital of France is Paris."),
+        ("hello", "Hello!"),
+        ("who wrote romeo and juliet", "Romeo and Juliet was written by William Shakespeare."),
+    ],
+)
+def test_an_answer_without_a_call_that_adds_a_word_of_its_own_stands(
+    question: str, answer: str, shell: ToolBox
+) -> None:
+    brain = ScriptedBrain([answer])
+    assert engine_with(brain, [shell]).continue_chat(user(question)).content == answer
+    brain.assert_complete()

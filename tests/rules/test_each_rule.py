@@ -119,7 +119,7 @@ def test_unstated_result_alone() -> None:
     view = _view(
         "What is 6 times 7?", *transcript, outcomes=outcomes, answer="The calculation was successful."
     )
-    assert _found("unstated_result", view) == "42"
+    assert _found("unstated_result", view).values == "42"
     assert _found("unstated_result", view.with_answer("It is 42.")) is None
 
 
