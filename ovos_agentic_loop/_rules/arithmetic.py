@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.operands import said_numbers
 from ovos_agentic_loop._rules.view import TurnView
-from ovos_agentic_loop._text.numbers import call_format, grounded, local_numbers, numbers
+from ovos_agentic_loop._text.numbers import (
+    CLOCK,
+    call_format,
+    grounded,
+    local_numbers,
+    numbers,
+    without_clock,
+)
 
 __all__ = ["HEAD_ARITHMETIC"]
 
@@ -67,8 +74,12 @@ def _detect(view: TurnView) -> Unworked | None:
     if not _may_apply(view) or view.calculator is None:
         return None
     known = said_numbers(view)  # the question's spelled numbers too, in the session's language
+    counts = said_numbers(view, counts=True)
     answer = _LIST_MARKER.sub("", view.answer)
-    unsaid = [n for n in numbers(answer) if not grounded(n, known)]
+    # A time or date of the answer is grounded by any number; any other number by one that is no
+    # part of a time or date: "11 days left" is not the 11 of 11:38.
+    unsaid = [n for n in numbers(without_clock(answer)) if not grounded(n, counts)]
+    unsaid += [n for clock in CLOCK.findall(answer) for n in numbers(clock) if not grounded(n, known)]
     local = local_numbers(answer, view.lang)
     if not unsaid or (local and all(grounded(n, known) for n in local)):
         return None  # every number grounded, as English or as the session's language writes it

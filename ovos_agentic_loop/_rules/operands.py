@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from ovos_plugin_manager.templates.agents import MessageRole
 
 from ovos_agentic_loop._rules.view import TurnView
-from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
+from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers, without_clock
 from ovos_agentic_loop._text.values import plain_number
 from ovos_agentic_loop._tools.spec import ToolSpec
 
@@ -45,12 +45,14 @@ _CONSTANTS = frozenset({12.0, 24.0, 32.0, 1.8, 273.15, 60.0, 365.0, 3600.0, 0.01
 _POWER_OF_TEN = re.compile(r"^1(?:0+)?(?:\.0+)?$")
 
 
-def said_numbers(view: TurnView) -> set[float]:
-    """Every number of the conversation: as written, and said in words in the turn's language."""
-    known = set(view.known_numbers)
+def said_numbers(view: TurnView, *, counts: bool = False) -> set[float]:
+    """Every number of the conversation: as written, and said in words in the turn's language.
+    ``counts``: none that is part of a time or a date."""
+    known = set(view.known_counts if counts else view.known_numbers)
+    read = without_clock if counts else str
     for message in view.transcript:
         if message.role in (MessageRole.USER, MessageRole.ASSISTANT) and message.content:
-            known.update(float(n) for n in numbers(in_digits(message.content, view.lang)))
+            known.update(float(n) for n in numbers(in_digits(read(message.content), view.lang)))
     return known
 
 

@@ -115,12 +115,21 @@ class TurnView:
     def known_numbers(self) -> frozenset[float]:
         """Every number of the conversation (``text.known_numbers``), its tool results read from
         their typed outcomes, a caller's tool's from its JSON."""
+        return frozenset(known_numbers(self.transcript, self._result_values))
+
+    @cached_property
+    def known_counts(self) -> frozenset[float]:
+        """``known_numbers`` but those that are part of a time or a date (an hour is no count)."""
+        return frozenset(known_numbers(self.transcript, self._result_values, counts=True))
+
+    @cached_property
+    def _result_values(self) -> list[str]:
         results: list[str] = []
         for at, message in enumerate(self.transcript):
             if message.role == MessageRole.TOOL:
                 outcome = self.outcomes.get(at)
                 results += outcome.values() if outcome is not None else _caller_values(message.content or "")
-        return frozenset(known_numbers(self.transcript, results))
+        return results
 
     def with_answer(self, answer: str) -> TurnView:
         return replace(self, answer=answer, calls=())

@@ -22,6 +22,7 @@ __all__ = [
     "local_numbers",
     "numbers",
     "said_in_digits",
+    "without_clock",
 ]
 
 # A number as written in prose: 1,065 / 1065 / 2.33 / -4 (a hyphen between digits is no sign).
@@ -68,17 +69,32 @@ def grounded(number: str, known: Iterable[float]) -> bool:
     return any(abs(k - value) < 1e-9 or round(k, decimals) == value for k in known)
 
 
-def known_numbers(transcript: Iterable[AgentMessage], results: Iterable[str] = ()) -> set[float]:
+def known_numbers(
+    transcript: Iterable[AgentMessage], results: Iterable[str] = (), *, counts: bool = False
+) -> set[float]:
     """Every number the conversation holds: its messages and the arguments of its calls; and the
-    numbers of the tool results' values (``results``, read field by field: see ``field_numbers``)."""
+    numbers of the tool results' values (``results``, read field by field: see ``field_numbers``).
+    ``counts``: none that is part of a time or a date (``without_clock``)."""
+    read = without_clock if counts else str
     known: set[float] = set()
     for message in transcript:
         texts = [message.content or ""]
         texts += [json.dumps(c.arguments, default=str) for c in message.tool_calls or []]
         for text in texts:
-            known.update(float(n) for n in numbers(text))
-    known.update(float(n) for value in results for n in field_numbers(value))
+            known.update(float(n) for n in numbers(read(text)))
+    known.update(float(n) for value in results for n in field_numbers(read(value)))
     return known
+
+
+#: A time or a date as written: 11:38:06, 10:37, 2026-12-04, 04/12/2026.
+CLOCK = re.compile(r"(?<![\w.])\d{1,4}(?:[-/:]\d{1,4}){1,2}(?!\w|\.\d)")
+
+
+def without_clock(text: str) -> str:
+    """``text`` without its times and dates: their numbers are no counts. Asked "and how many days
+    are left in it" after "what year is it", the stock template answered "11 days", the hour of
+    the time the clock tool had returned (11:38:06)."""
+    return CLOCK.sub(" ", text)
 
 
 _SEPARATORS = re.compile(r"[,;\t\n]")

@@ -230,3 +230,34 @@ def test_a_decimal_comma_of_a_tools_result_is_no_head_arithmetic(maths: ToolBox)
     )
     assert answer.content == "Das sind 62,137 Meilen."
     brain.assert_complete()
+
+
+def test_a_count_is_not_grounded_by_the_hour_of_a_time(maths: ToolBox) -> None:
+    """ "what year is it" -> "and how many days are left in it" was answered "11 days", the hour of
+    the time the clock had returned (11:38:06), no tool called (stock template)."""
+    import datetime as dt
+
+    from ovos_plugin_manager.templates.agents import AgentMessage
+
+    clock = find_toolbox_plugins()["ovos-clock-tools"](config={"timezone": "Europe/Lisbon"})
+    at = dt.datetime(2026, 12, 4, 11, 38, 6, tzinfo=dt.timezone.utc)
+    clock.clock = lambda zone: at.astimezone(zone)  # the toolbox's clock seam: the hour is 11
+    brain = ScriptedBrain(
+        [
+            tool_call("get_current_datetime", timezone=""),
+            "It is 2026.",
+            "There are 11 days left in the year 2026.",
+            tool_call("days_between", start_date="today", end_date="2026-12-31"),
+            "There are 27 days left in 2026.",
+        ]
+    )
+    engine = engine_with(brain, [maths, clock])
+    engine.continue_chat(user("what year is it"), session_id="s")
+    assert "11:38:06" in (brain.calls[1].last.content or "")  # the result the next turn remembers
+    history = [*user("what year is it"), AgentMessage(MessageRole.ASSISTANT, "It is 2026.")]
+    history += user("and how many days are left in it")
+    answer = engine.continue_chat(history, session_id="s").content
+
+    assert answer == "There are 27 days left in 2026."
+    assert "11 may be wrong" in (brain.calls[3].last.content or "")
+    brain.assert_complete()
