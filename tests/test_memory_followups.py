@@ -69,6 +69,10 @@ def test_a_correction_names_the_number_meant(utterance: str, lang: str, expected
         ("e quantas onças são isso", "pt-PT", Retarget("onças")),
         ("y cuántas millas es eso", "es-ES", Retarget("millas")),
         ("und wie viele Meilen sind das", "de-DE", Retarget("meilen")),
+        ("and how much is that in miles", "en-US", Retarget("miles")),
+        ("what is that in pounds", "en-US", Retarget("pounds")),
+        ("e quanto é isso em milhas", "pt-PT", Retarget("milhas")),
+        ("und wie viel ist das in Meilen", "de-DE", Retarget("meilen")),
     ],
 )
 def test_a_follow_up_asks_the_last_question_with_one_thing_changed(
@@ -269,3 +273,34 @@ def test_a_calculation_on_the_last_result_is_left_to_the_model_unless_one_number
         0.0,
     )
     assert redone("and fifteen percent of that", two) is None
+
+
+def test_a_new_unit_after_a_calculation_converts_its_result_as_the_answer_said_it() -> None:
+    week = RememberedTurn(
+        "i drive 45 kilometers a day how many kilometers is that in a week",
+        (RememberedCall("r0", "evaluate_expression", {"expression": "45 * 7"}, '{"result": "315"}'),),
+        "You drive 315 kilometers in a week.",
+        0.0,
+    )
+    assert redone("and how much is that in miles", week) == {
+        "value": 315.0,
+        "from_unit": "kilometers",
+        "to_unit": "miles",
+    }
+    grams = RememberedTurn(
+        "how many grams is two and a half pounds",
+        (
+            RememberedCall(
+                "r0", "evaluate_expression", {"expression": "2.5 * 453.592"}, '{"result": "1133.98"}'
+            ),
+        ),
+        "The result of the calculation 2.5 × 453.592 is 1,133.98 grams.",
+        0.0,
+    )
+    assert redone("and how many ounces is that", grams) == {
+        "value": 1133.98,
+        "from_unit": "grams",
+        "to_unit": "ounces",
+    }
+    unitless = RememberedTurn("what is 45 times 7", week.calls, "It is 315.", 0.0)
+    assert redone("and in miles", unitless) is None  # no unit said: the model hears the question

@@ -123,6 +123,15 @@ _TWO = re.compile(
     r"\b(?:(?:those|these|the)\s+two|both|(?:esses|estes|os)\s+dois|ambos|(?:esos|estos|los)\s+dos|"
     r"die\s+beiden|beide)\b"
 )
+# ... and as the last result in a new unit: "and how much is that in miles", "e quanto é isso em
+# milhas", "y cuánto es eso en millas", "und wie viel ist das in Meilen".
+_THAT_IN: dict[str, str] = {
+    "en": r"(?:and\s+)?(?:(?:how\s+much|what)\s+(?:is|would\s+be)\s+)?(?:that|this|it)\s+(?:in|to)\s+"
+    r"(?P<words>[^\d%]+)",
+    "pt": r"(?:e\s+)?(?:quanto\s+(?:é|dá)\s+)?(?:isso|isto)\s+(?:em|para)\s+(?P<words>[^\d%]+)",
+    "es": r"(?:y\s+)?(?:cu[aá]nto\s+es\s+)?(?:eso|esto)\s+(?:en|a)\s+(?P<words>[^\d%]+)",
+    "de": r"(?:und\s+)?(?:wie\s*viel\s+ist\s+)?(?:das|dies)\s+(?:in)\s+(?P<words>[^\d%]+)",
+}
 #: Where the last result stands in an ``Onward`` calculation.
 RESULT_SLOT = "{result}"
 # Words a target is not: "and in it", "and in that", "and to you": the model reads those.
@@ -207,8 +216,11 @@ def follow_up_in(utterance: str, lang: str | None) -> FollowUp | None:
 
 
 def _asked_in(text: str, language: str) -> str | None:
-    """The unit a question about the last result asks for ("and how many ounces is that")."""
-    found = re.fullmatch(_HOW_MANY[language], text) if language in _HOW_MANY else None
+    """The unit a question about the last result asks for ("and how many ounces is that", "and how
+    much is that in miles")."""
+    found = None
+    for forms in (_HOW_MANY, _THAT_IN):
+        found = found or (re.fullmatch(forms[language], text) if language in forms else None)
     if found is None:
         return None
     words = found.group("words").split()
@@ -362,12 +374,86 @@ def _retargeted(retarget: Retarget, last: RememberedTurn, toolset: ToolSet) -> T
         role = spec.role if spec is not None else None
         if role is not None and role.kind == "converter":
             found.append((call, role.argument))
+    if not found:
+        return _converted_result(retarget, last, toolset)
     if len(found) != 1:
         return None
     call, argument = found[0]
     if str(call.arguments.get(argument, "")).strip().lower() == retarget.target:
         return None
     return _again(call, {argument: retarget.target})
+
+
+# A word after a number that is no unit ("315 is the total").
+_NOT_UNITS = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "and",
+        "or",
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "to",
+        "for",
+        "that",
+        "which",
+        "per",
+        "by",
+        "é",
+        "são",
+        "e",
+        "de",
+        "em",
+        "es",
+        "son",
+        "y",
+        "en",
+        "ist",
+        "sind",
+        "und",
+        "in",
+        "zu",
+    ]
+)
+
+
+def _converted_result(retarget: Retarget, last: RememberedTurn, toolset: ToolSet) -> ToolCall | None:
+    """The last turn's result in the new unit, by the converter of amounts, where the last turn
+    calculated it ("and how much is that in miles" after 45 * 7 = 315 "kilometers"; told the
+    question again, the stock template answered "315 kilometers" again): the amount is the
+    calculation's result as the answer said it (else the one number the answer said), its unit the
+    word the answer said after it. None when either cannot be told."""
+    converter = toolset.amount_converter
+    calculator = toolset.with_role("calculator")
+    if converter is None:
+        return None
+    calls = [c for c in last.calls if calculator is not None and c.name == calculator[0].name]
+    value = _result_of(calls[0]) if len(calls) == 1 else None
+    heard = [n for n in _numbers(last.answer, None) if n not in _numbers(last.question, None)]
+    if value is None or not _said(value, heard):
+        if len(set(heard)) != 1:
+            return None
+        value = heard[0]
+    unit = _unit_after(value, last.answer)
+    if unit is None:
+        return None
+    arguments = {converter.amount: value, converter.unit: unit, converter.target: retarget.target}
+    return ToolCall(id=FOLLOW_UP_CALL_ID, name=converter.name, arguments=arguments)
+
+
+def _unit_after(value: float, answer: str) -> str | None:
+    """The word the answer says right after ``value`` ("315 kilometers"), or None."""
+    for found in re.finditer(r"(?P<number>-?\d[\d,]*(?:\.\d+)?)\s+(?P<word>[^\W\d_]+)", answer):
+        number = found.group("number").replace(",", "")
+        word = found.group("word").lower()
+        if _said(value, [float(number)]) and word not in _NOT_UNITS:
+            return word
+    return None
 
 
 def _replaced(correction: Correction, said: list[float]) -> float | None:

@@ -12,8 +12,7 @@ A question converts when it names two different units (or one temperature scale:
 Celsius questions name the other scale as "in celsius" or leave it to the reading). A calculation
 whose numbers are all said or small ("45 * 7" for a week of 45 km a day) runs: only an expression
 holding a factor nobody said, or any expression for a temperature, is held back. The converter of
-amounts is the tool its toolbox declared a converter that takes a number (the clock's converters
-take a time and a zone, no amount).
+amounts is ``ToolSet.amount_converter`` (the clock's converters take a time and a zone, no amount).
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from dataclasses import dataclass
 from ovos_agentic_loop._rules.operands import a_factor, known_numbers_of
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
-from ovos_agentic_loop._tools.spec import ToolSpec
 
 __all__ = ["ByHand", "converted_by_hand"]
 
@@ -59,7 +57,7 @@ class ByHand:
 
 def converted_by_hand(view: TurnView) -> ByHand | None:
     calculator = view.tools.with_role("calculator")
-    converter = _amount_converter(view)
+    converter = view.tools.amount_converter
     if calculator is None or converter is None:
         return None
     asked = " ".join(filter(None, (view.follows, view.asked or view.question)))
@@ -77,18 +75,4 @@ def converted_by_hand(view: TurnView) -> ByHand | None:
         if scale or any(a_factor(n, known) and not grounded(n, known) for n in numbers(expression)):
             said = in_digits(view.asked or view.question, view.lang).strip()
             return ByHand(spec.name, expression, converter.name, said)
-    return None
-
-
-def _amount_converter(view: TurnView) -> ToolSpec | None:
-    """The tool declared a converter that takes a number (the amount it converts)."""
-    for tool in view.tools.tools:
-        role = tool.role
-        if role is None or role.kind != "converter":
-            continue
-        if any(
-            isinstance(schema, dict) and schema.get("type") in ("number", "integer")
-            for schema in tool.properties.values()
-        ):
-            return tool
     return None

@@ -32,6 +32,7 @@ from ovos_agentic_loop._tools.spec import RoleKind, ToolRole, ToolSpec
 from ovos_agentic_loop_settings import TOOL_ANNOTATIONS_KEY
 
 __all__ = [
+    "AmountConverter",
     "CallerTools",
     "PersonaTools",
     "ToolSet",
@@ -39,6 +40,20 @@ __all__ = [
     "installed_toolbox_tool_names",
     "slim_schema",
 ]
+
+
+@dataclass(frozen=True)
+class AmountConverter:
+    """A tool that converts an amount (``amount``) from a unit (``unit``) to another (``target``)."""
+
+    name: str
+    amount: str
+    unit: str
+    target: str
+
+
+def _typed(schema: object, kinds: tuple[str, ...]) -> bool:
+    return isinstance(schema, dict) and schema.get("type") in kinds
 
 
 @dataclass(frozen=True)
@@ -77,6 +92,25 @@ class ToolSet:
             role = tool.role
             if role is not None and role.kind == kind:
                 return tool, role
+        return None
+
+    @cached_property
+    def amount_converter(self) -> AmountConverter | None:
+        """The tool declared a converter that takes an amount (a number-typed argument, and one
+        other required text argument besides its target: the unit the amount is in): the clock's
+        converters take a time and a zone, no amount."""
+        for tool in self.tools:
+            role = tool.role
+            if role is None or role.kind != "converter":
+                continue
+            amounts = [n for n, p in tool.properties.items() if _typed(p, ("number", "integer"))]
+            units = [
+                n
+                for n in tool.required
+                if n != role.argument and n not in amounts and _typed(tool.properties.get(n), ("string",))
+            ]
+            if len(amounts) == 1 and len(units) == 1:
+                return AmountConverter(tool.name, amounts[0], units[0], role.argument)
         return None
 
     def with_caller_tools(

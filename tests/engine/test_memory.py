@@ -539,15 +539,33 @@ def test_an_earlier_answer_said_again_to_a_new_question_is_sent_back(maths: Tool
     brain = ScriptedBrain([tool_call("evaluate_expression", expression="45 * 7"), answer])
     engine = engine_with(brain, [maths])
     assert engine.continue_chat([user(first)], session_id="s").content == answer
-    brain.add(
-        answer, tool_call("unit_convert", value=315, from_unit="km", to_unit="mi"), "About 195.7 miles."
-    )
+    brain.add(answer, tool_call("evaluate_expression", expression="45 * 30"), "About 1350 kilometers.")
 
-    history = [user(first), said(answer), user("and how much is that in miles")]
-    assert engine.continue_chat(history, session_id="s").content == "About 195.7 miles."
+    history = [user(first), said(answer), user("and how far is it in a month")]
+    assert engine.continue_chat(history, session_id="s").content == "About 1350 kilometers."
 
     sent_back = brain.calls[3].messages[-1].content or ""
     assert sent_back.startswith(f'That is your answer to an earlier question ("{first}"), said again.')
+
+
+def test_the_last_result_in_a_new_unit_is_converted_by_the_loop(maths: ToolBox) -> None:
+    """ "and how much is that in miles" after a calculation in kilometers: told the question again,
+    the stock template said the kilometers again; the loop converts the result as the answer said it."""
+    first = "i drive forty five kilometers a day how many kilometers is that in a week"
+    answer = "315 kilometers is the total distance you drive in a week."
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="45 * 7"), answer])
+    engine = engine_with(brain, [maths])
+    engine.continue_chat([user(first)], session_id="s")
+    brain.add(_states_the_result)
+    events: list[StepEvent] = []
+    engine.add_step_listener(events.append)
+
+    history = [user(first), said(answer), user("and how much is that in miles")]
+    engine.continue_chat(history, session_id="s")
+
+    assert made_calls(events) == [{"value": 315.0, "from_unit": "kilometers", "to_unit": "miles"}]
+    assert '"result": 195.7' in (brain.calls[-1].last.content or "")
+    brain.assert_complete()
 
 
 def test_an_earlier_answer_said_again_after_the_file_changed_is_sent_back(tmp_path: Path) -> None:
