@@ -92,6 +92,9 @@ class Rule(Generic[F]):
     holds_stream: bool = False
     may_apply: Callable[[TurnView], bool] | None = None
     after_speech: bool = False
+    #: For a rule on a reply's calls: whether a finding sent before and made again unchanged stops
+    #: the calls for good (the turn is then answered without them) rather than letting them run.
+    refuses_repeat: Callable[[F], bool] | None = None
 
     def key(self, finding: F) -> str:
         """What one sending of this rule is remembered by: its name and its finding."""

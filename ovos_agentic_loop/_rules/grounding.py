@@ -5,16 +5,19 @@ words (numbers in words read in the session's language), a tool result or call o
 conversation, or the tool's own declared default. What the bundled model invents is what fails a
 voice question: a number written wrong or copied from a tool's description (``operands``), a
 sign the user said and the call dropped (``signs``), a year of its training data (``years``), a
-conversion factor where a tool converts exactly (``conversions``).
+conversion factor where a tool converts exactly (``conversions``), a web address it made up
+(``addresses``).
 One rule, one finding at a time, the most specific first: the sign (the call signed is given
 back), then the year (today's date is given), then the factor (the converter is named), then the
-number (the question in digits is given).
-The call is held back and the model told which value, once per finding (the table's budget: sent
-again as it was, the call runs, since the user may mean it).
+number (the question in digits is given), then the address.
+The call is held back and the model told which value, once per finding (the table's budget). Sent
+again as it was, a sign, a year or a conversion runs, since the user may mean it; a number or an
+address nobody gave is still nobody's, and the turn is answered without the call.
 """
 
 from __future__ import annotations
 
+from ovos_agentic_loop._rules.addresses import UnsaidAddress, unsaid_address
 from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.conversions import ByHand, converted_by_hand
 from ovos_agentic_loop._rules.operands import Unsaid, unsaid_number
@@ -24,11 +27,17 @@ from ovos_agentic_loop._rules.years import OldDate, old_date
 
 __all__ = ["UNGROUNDED_VALUE", "Ungrounded"]
 
-Ungrounded = Unsigned | OldDate | ByHand | Unsaid
+Ungrounded = Unsigned | OldDate | ByHand | Unsaid | UnsaidAddress
 
 
 def _detect(view: TurnView) -> Ungrounded | None:
-    return dropped_sign(view) or old_date(view) or converted_by_hand(view) or unsaid_number(view)
+    return (
+        dropped_sign(view)
+        or old_date(view)
+        or converted_by_hand(view)
+        or unsaid_number(view)
+        or unsaid_address(view)
+    )
 
 
 def _respond(found: Ungrounded) -> Response:
@@ -36,5 +45,13 @@ def _respond(found: Ungrounded) -> Response:
 
 
 UNGROUNDED_VALUE: Rule[Ungrounded] = Rule(
-    "ungrounded_value", Stage.BEFORE_CALL, _detect, _respond, description="a value nobody said"
+    "ungrounded_value",
+    Stage.BEFORE_CALL,
+    _detect,
+    _respond,
+    description="a value nobody said",
+    # A number (or address) nobody gave, made again unchanged, is still nobody's: the turn is answered without
+    # the call (the bundled model, offered only a body-mass-index tool for a triangle's area, sent
+    # weight 70 and height 1.7 twice). A sign, a year or a conversion made again may be meant.
+    refuses_repeat=lambda found: isinstance(found, Unsaid | UnsaidAddress),
 )

@@ -89,6 +89,8 @@ class CallsHeld:
     message: str
     positions: frozenset[int]
     fired: Fired
+    #: The model made the held calls again unchanged, and the rule's finding refuses them for good.
+    refused: bool = False
 
 
 @dataclass
@@ -121,6 +123,10 @@ class Rules:
         if found is None:
             return None
         by, fired = found
+        if fired.key in sent | self.budget.sent:  # made again unchanged, and refused for good
+            return CallsHeld(
+                _response_message(fired.response), frozenset(range(len(calls))), fired, refused=True
+            )
         if not isinstance(fired.response, Nudge):
             return None
         held = frozenset(i for i, c in enumerate(calls) if by.detect(view.with_calls([c])) is not None)
@@ -170,9 +176,14 @@ class Rules:
         sent: frozenset[str] = frozenset(),
     ) -> tuple[Rule[Any], Fired] | None:
         """The first rule that finds something, and what it fired; ``repeat_ends``: a finding sent
-        before lets the calls run rather than asking the next rule (the checks of a reply's calls)."""
+        before lets the calls run rather than asking the next rule (the checks of a reply's calls),
+        unless its rule refuses it made again (then that finding is returned, budget spent or not:
+        refusing sends the model nothing more)."""
         sent = sent | self.budget.sent
-        if len(sent) >= self.budget.allowed or (stage is Stage.ON_ANSWER and not view.tools.tools):
+        if stage is Stage.ON_ANSWER and not view.tools.tools:
+            return None
+        spent = len(sent) >= self.budget.allowed
+        if spent and not repeat_ends:
             return None
         for candidate in self._asked(stage, view):
             if spoken and not candidate.after_speech:
@@ -183,10 +194,21 @@ class Rules:
             key = candidate.key(finding)
             if key in sent:
                 if repeat_ends:
-                    return None
+                    refuses = candidate.refuses_repeat is not None and candidate.refuses_repeat(finding)
+                    return (
+                        (candidate, Fired(candidate.name, key, candidate.respond(finding)))
+                        if refuses
+                        else None
+                    )
+                continue
+            if spent:
                 continue
             return candidate, Fired(candidate.name, key, candidate.respond(finding))
         return None
+
+
+def _response_message(response: Response) -> str:
+    return response.message if isinstance(response, Nudge) else ""
 
 
 def _has(view: TurnView, need: Need) -> bool:

@@ -70,16 +70,24 @@ def grounded(number: str, known: Iterable[float]) -> bool:
 
 
 def known_numbers(
-    transcript: Iterable[AgentMessage], results: Iterable[str] = (), *, counts: bool = False
+    transcript: Iterable[AgentMessage],
+    results: Iterable[str] = (),
+    *,
+    counts: bool = False,
+    unran: frozenset[str] = frozenset(),
 ) -> set[float]:
-    """Every number the conversation holds: its messages and the arguments of its calls; and the
-    numbers of the tool results' values (``results``, read field by field: see ``field_numbers``).
-    ``counts``: none that is part of a time or a date (``without_clock``)."""
+    """Every number the conversation holds: its messages and the arguments of its calls (but the
+    calls in ``unran``, by id, and what was said of them: refused before they reached their tool,
+    their values are nobody's);
+    and the numbers of the tool results' values (``results``, read field by field: see
+    ``field_numbers``). ``counts``: none that is part of a time or a date (``without_clock``)."""
     read = without_clock if counts else str
     known: set[float] = set()
     for message in transcript:
+        if message.tool_call_id is not None and message.tool_call_id in unran:
+            continue  # the loop's own words on a refused call ("Not run: 70 is no number ...")
         texts = [message.content or ""]
-        texts += [json.dumps(c.arguments, default=str) for c in message.tool_calls or []]
+        texts += [json.dumps(c.arguments, default=str) for c in message.tool_calls or [] if c.id not in unran]
         for text in texts:
             known.update(float(n) for n in numbers(read(text)))
     known.update(float(n) for value in results for n in field_numbers(read(value)))

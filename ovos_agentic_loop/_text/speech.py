@@ -227,7 +227,9 @@ _LATEX_SYMBOLS = {
 _SUPERSCRIPT = str.maketrans("0123456789+-=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
-_WRAPPED = re.compile(r"\\(?:text|mathrm|mathbf|mathit|operatorname|textbf|textit|mbox)\s*\{([^{}]*)\}")
+_WRAPPED = re.compile(
+    r"\\(?:text|mathrm|mathbf|mathit|operatorname|textbf|textit|mbox|boxed|fbox)\s*\{([^{}]*)\}"
+)
 _COMMAND = re.compile(r"\\([A-Za-z]+|[%$€,;])")
 _POWER = re.compile(r"\^\s*(?:\{([^{}]*)\}|([0-9]+|[A-Za-z+\-]))")
 _INDEX = re.compile(r"_\{([^{}]*)\}")

@@ -55,6 +55,8 @@ _FORCED_WHY = {
     "repetition": "You asked again for a tool result you already have; it will not change.",
     "empty": "Your last reply was empty.",
     "unparsable": "Your last replies were not in the expected form.",
+    "ungrounded": "Your call holds a value nobody gave (not the user, not a tool), so it was not run; "
+    "if no tool fits the question, say so or answer from what you know.",
 }
 
 

@@ -20,6 +20,7 @@ from ovos_agentic_loop._turn.decisions import (
     Decision,
     Effect,
     Finish,
+    ForceAnswer,
     HandToCaller,
     Recheck,
     RunCalls,
@@ -124,6 +125,10 @@ def _decide_calls(
     # The text protocol keeps what the model wrote (up to the invented rest); native keeps it clean.
     text = parsed.kept_text if turn.setup.text_mode else ""
     checked = turn.rules.calls_held(turn.view(), own_calls, sent=sent)
+    if checked is not None and checked.refused:
+        # made again unchanged, a value from nowhere still: answered without the calls
+        notice = f"not run, made again with a value nobody gave: {[c.name for c in own_calls]}"
+        return ForceAnswer("ungrounded", notice=notice, effects=counted)
     if checked is not None:
         return Recheck(own_calls, checked.message, text, checked.positions, effects=(*counted, checked.fired))
     repeated, asked = turn.history.judge(own_calls, text, by_loop=by_loop)

@@ -255,16 +255,18 @@ def test_no_program_hint_without_a_command_tool(demo_tools: DemoToolBox) -> None
 
 
 @pytest.mark.parametrize(
-    ("call", "expression"),
+    ("question", "call", "expression"),
     [
-        (tool_call("mean", numbers=[4, 8, 15]), "mean(4, 8, 15)"),
-        (tool_call("sqrt", value=1764), "sqrt(1764)"),
+        ("mean of 4, 8 and 15?", tool_call("mean", numbers=[4, 8, 15]), "mean(4, 8, 15)"),
+        ("whats the square root of 1764", tool_call("sqrt", value=1764), "sqrt(1764)"),
     ],
 )
-def test_a_calculator_function_called_as_a_tool_is_told_how_to_call_it(call, expression: str) -> None:
+def test_a_calculator_function_called_as_a_tool_is_told_how_to_call_it(
+    question: str, call, expression: str
+) -> None:
     maths = find_toolbox_plugins()["ovos-math-tools"](config={})
     brain = ScriptedBrain([call, tool_call("evaluate_expression", expression=expression), saying_the_result])
-    answer = engine_with(brain, [maths]).continue_chat(user("mean of 4, 8 and 15?"))
+    answer = engine_with(brain, [maths]).continue_chat(user(question))
     assert answer.content.startswith("It is ")
     observation = brain.calls[1].last.content
     name = expression.split("(")[0]

@@ -83,7 +83,7 @@ def test_one_line_per_turn_however_many_tool_steps(demo_tools: DemoToolBox) -> N
     )
     engine = engine_with(brain, [demo_tools], progress_delay=0.2)
     events = recorded(engine)
-    assert engine.continue_chat(user("sleep twice")).content == "Slept twice."
+    assert engine.continue_chat(user("sleep half a second twice")).content == "Slept twice."
     assert len(lines(events)) == 1
 
 

@@ -24,6 +24,7 @@ SPOKEN = {
     "bold and italics": ("The answer is **4**, and *that* is it.", ["The answer is 4, and that is it."]),
     "inline latex": (r"It is $2 + 2 = 4$, or \(x^2\).", ["It is 4, or x²."]),
     "latex commands": (r"Half of it is \frac{1}{2} \times 8.", ["Half of it is 1/2 × 8."]),
+    "a boxed result": (r"The tip is \boxed{16.90} dollars.", ["The tip is 16.90 dollars."]),
     "display formula": (
         "So:\n$$\n250 + 250 \\times 0.19\n= 297.5\n$$\nThat is all.",
         ["So:", "297.5", "That is all."],

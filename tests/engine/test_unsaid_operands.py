@@ -9,10 +9,12 @@ calculated as ``325 * 0.25``, "quanto é vinte por cento de trezentos e quarenta
 from __future__ import annotations
 
 import pytest
+from conftest import DemoToolBox
 from engine_helpers import engine_with, saying_the_result, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agents import MessageRole
 
+from ovos_agentic_loop.events import StepEvent
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call, tool_calls
 
 
@@ -120,12 +122,18 @@ def test_numbers_from_a_result_count_as_said() -> None:
     brain.assert_complete()
 
 
-def test_sent_back_once_then_the_call_runs() -> None:
+def test_sent_back_once_then_made_again_it_is_not_run_and_the_turn_answers_without_it() -> None:
+    """A number nobody said is nobody's the second time too: the call is not run, and the model is
+    asked for its answer without tools (it then answers from what it knows)."""
     wrong = tool_call("evaluate_expression", expression="325 * 0.25")
-    brain = ScriptedBrain([wrong, tool_call("evaluate_expression", expression="325 * 0.25"), "81.25"])
-    engine_with(brain, maths()).continue_chat(user("whats twenty five percent of three hundred and twenty"))
+    brain = ScriptedBrain([wrong, tool_call("evaluate_expression", expression="325 * 0.25"), "It is 80."])
+    answer = engine_with(brain, maths()).continue_chat(
+        user("whats twenty five percent of three hundred and twenty")
+    )
     assert brain.calls[1].last.content.startswith("Not run:")
-    assert '"result"' in brain.calls[2].last.content  # insisted on: it runs (the model may know better)
+    assert "Do not call any tool now" in brain.calls[2].last.content
+    assert '"result"' not in brain.calls[2].last.content  # it never ran
+    assert answer.content == "It is 80."
     brain.assert_complete()
 
 
@@ -200,4 +208,32 @@ def test_numbers_for_the_statistics_come_from_the_file_read_not_from_nowhere() -
     )
     assert brain.calls[1].last.content.startswith("Not run: 2 (numbers) is no number the user said")
     assert '"mean": 21' in brain.calls[2].last.content
+    brain.assert_complete()
+
+
+def test_a_number_nobody_said_made_again_unchanged_is_not_run_and_the_turn_is_answered_without_it(
+    demo_tools: DemoToolBox,
+) -> None:
+    """Offered only a tool that does not fit (BFCL's irrelevance entries: a body-mass-index tool for
+    a triangle's area), the model filled it with numbers nobody gave, twice: the tool never runs."""
+    forced = "No tool here works out a triangle's area; it is 25 square meters."
+    brain = ScriptedBrain([tool_call("add", a=70, b=17), tool_call("add", a=70, b=17), forced])
+    events: list[StepEvent] = []
+    engine = engine_with(brain, [demo_tools])
+    engine.add_step_listener(events.append)
+
+    answer = engine.continue_chat(user("whats the area of a triangle with a base of 10 and a height of 5"))
+
+    assert answer.content == forced
+    assert demo_tools.calls == []
+    assert brain.calls[1].last.content.startswith("Not run: 70")
+    assert "Do not call any tool now" in brain.calls[2].last.content  # the last call, without tools
+    assert any("made again with a value nobody gave" in (e.data.get("message") or "") for e in events)
+    brain.assert_complete()
+
+
+def test_a_number_nobody_said_made_right_the_second_time_runs(demo_tools: DemoToolBox) -> None:
+    brain = ScriptedBrain([tool_call("add", a=70, b=17), tool_call("add", a=10, b=5), "It is 15."])
+    engine_with(brain, [demo_tools]).continue_chat(user("add ten and five"))
+    assert demo_tools.calls == [("add", {"a": 10, "b": 5})]
     brain.assert_complete()
