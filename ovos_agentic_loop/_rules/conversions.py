@@ -11,8 +11,11 @@ tool converts and that it takes the amount and the units as said.
 A question converts when it names two different units (or one temperature scale: Fahrenheit and
 Celsius questions name the other scale as "in celsius" or leave it to the reading). A calculation
 whose numbers are all said or small ("45 * 7" for a week of 45 km a day) runs: only an expression
-holding a factor nobody said, or any expression for a temperature, is held back. The converter of
-amounts is ``ToolSet.amount_converter`` (the clock's converters take a time and a zone, no amount).
+holding a factor nobody said, or a temperature formula that is not the one the question's
+direction needs (the 32 taken off before the 5/9 from Fahrenheit, added after the 9/5 from
+Celsius), is held back; a right formula runs (held, the stock template answered from its head).
+The converter of amounts is ``ToolSet.amount_converter`` (the clock's converters take a time and a
+zone, no amount).
 """
 
 from __future__ import annotations
@@ -66,13 +69,51 @@ def converted_by_hand(view: TurnView) -> ByHand | None:
     if len(units) < 2 and not scale:
         return None
     spec, role = calculator
+    said = in_digits(view.asked or view.question, view.lang).strip()
+    direction = _direction(in_digits(asked, view.lang)) if scale else None
     known: set[float] | None = None
     for call in view.calls:
         expression = call.arguments.get(role.argument) if call.name == spec.name else None
         if not isinstance(expression, str):
             continue
         known = known if known is not None else known_numbers_of(view)
-        if scale or any(a_factor(n, known) and not grounded(n, known) for n in numbers(expression)):
-            said = in_digits(view.asked or view.question, view.lang).strip()
+        if scale:
+            if not _right_formula(expression, direction):
+                return ByHand(spec.name, expression, converter.name, said)
+        elif any(a_factor(n, known) and not grounded(n, known) for n in numbers(expression)):
             return ByHand(spec.name, expression, converter.name, said)
     return None
+
+
+# "77 fahrenheit", "-4 degrees celsius", "25°C": the scale the amount is in (the source).
+_AMOUNT_IN = re.compile(
+    r"-?\d+(?:[.,]\d+)?\s*(?:(?:degrees?|graus?|grados?|grad)\s+|°\s*)?(?P<scale>fahrenheit|celsius|centigrade|f|c)\b",
+    re.IGNORECASE,
+)
+
+
+def _direction(asked: str) -> str | None:
+    """ "f->c" or "c->f" where the question says the amount's scale and names the other one; else None."""
+    found = _AMOUNT_IN.search(asked)
+    if found is None:
+        return None
+    source = found.group("scale").lower()[0]
+    source = "c" if source in "c" else "f"
+    other = {"f": r"\bcelsius|\bcentigrade|\bcent[ií]grados?", "c": r"\bfahrenheit"}[source]
+    if re.search(other, asked, re.IGNORECASE) is None:
+        return None
+    return "f->c" if source == "f" else "c->f"
+
+
+def _right_formula(expression: str, direction: str | None) -> bool:
+    """The calculation the question's direction needs: 32 taken off first (in brackets) then times
+    5/9 (or / 1.8) from Fahrenheit; times 9/5 (or 1.8) then 32 added last from Celsius. Without a
+    direction no formula is known right."""
+    plain = expression.replace(" ", "")
+    if direction == "f->c":
+        scaled = re.search(r"5\)?/9|/1\.8", plain) is not None
+        return scaled and re.search(r"-\(?32\)", plain) is not None
+    if direction == "c->f":
+        scaled = re.search(r"9\)?/5|\*1\.8", plain) is not None
+        return scaled and (re.search(r"\+\(?32\)*$", plain) is not None or plain.startswith("32+"))
+    return False

@@ -34,7 +34,8 @@ def _view(question: str, expression: str, lang: str = "en-US") -> TurnView:
         ("how many pounds is seventy kilos", "70 * 0.45359237", "en-US"),
         ("wie viele meilen sind hundert kilometer", "100 / 1.6", "de-DE"),
         ("whats ninety eight point six fahrenheit in celsius", "98.6 * 5 / 9", "en-US"),
-        ("whats twenty five celsius in fahrenheit", "25 * 9 / 5 + 32", "en-US"),
+        ("whats minus four fahrenheit in celsius", "-4 * 9 / 5 + 32", "en-US"),  # the other direction
+        ("whats twenty five celsius in fahrenheit", "(25 + 32) * 9 / 5", "en-US"),
         ("quantas libras são dois quilos", "2 * 2.20462", "pt-PT"),
     ],
 )
@@ -52,6 +53,10 @@ def test_a_conversion_in_the_calculator_is_held_naming_the_converter(
         ("i drive forty five kilometers a day how many kilometers is that in a week", "45 * 7"),
         ("whats fifteen percent of two thousand three hundred and fifty", "15% of 2350"),
         ("how many grams is two pounds and how many is that times three", "2 * 3"),  # numbers said, no factor
+        # the formula the direction needs: the stock template, held, answered from its head
+        ("whats twenty five celsius in fahrenheit", "25 * 9 / 5 + 32"),
+        ("whats seventy seven fahrenheit in celsius", "(77 - 32) * 5 / 9"),
+        ("whats minus ten fahrenheit in celsius", "((-10) - 32) / 1.8"),
     ],
 )
 def test_a_calculation_that_converts_nothing_or_holds_no_factor_runs(question: str, expression: str) -> None:
