@@ -12,6 +12,7 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_agentic_loop._memory.followups import (
     Correction,
     Onward,
+    Per,
     Retarget,
     follow_up_call,
     follow_up_in,
@@ -304,3 +305,35 @@ def test_a_new_unit_after_a_calculation_converts_its_result_as_the_answer_said_i
     }
     unitless = RememberedTurn("what is 45 times 7", week.calls, "It is 315.", 0.0)
     assert redone("and in miles", unitless) is None  # no unit said: the model hears the question
+
+
+@pytest.mark.parametrize(
+    ("utterance", "lang", "period"),
+    [
+        ("and how much is that per day", "en-US", "day"),
+        ("and what is that a week", "en-US", "week"),
+        ("e quanto é isso por dia", "pt-PT", "day"),
+        ("y eso al día", "es-ES", "day"),
+        ("und wie viel ist das pro Monat", "de-DE", "month"),
+    ],
+)
+def test_the_last_result_per_period_is_read(utterance: str, lang: str, period: str) -> None:
+    assert follow_up_in(utterance, lang) == Per(period)
+
+
+def test_the_last_result_per_period_divides_by_the_longest_span_the_last_question_named() -> None:
+    year = RememberedTurn(
+        "how much is 210 euros a week over a year of 52 weeks",
+        (RememberedCall("r0", "evaluate_expression", {"expression": "210 * 52"}, '{"result": "10920"}'),),
+        "That is 10920 euros.",
+        0.0,
+    )
+    assert redone("and how much is that per day", year) == {"expression": "(210 * 52) / 365"}
+    week = RememberedTurn(
+        "how much did i spend this week according to expenses.csv",
+        (RememberedCall("r0", "read_file", {"path": "expenses.csv"}, "{}"),),
+        "You spent 182.4 euros this week.",
+        0.0,
+    )
+    assert redone("and how much is that per day", week) == {"expression": "182.4 / 7"}
+    assert redone("and how much is that per week", week) is None  # no longer span: the model reads it

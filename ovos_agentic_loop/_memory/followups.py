@@ -8,6 +8,9 @@ again for it:
   Berlin", "and how many ounces is that"): the last turn's converter call (a tool whose toolbox
   declared the argument that holds the unit, zone or place it gives its value in) with that
   argument replaced by the words said;
+- the **last result per period** ("and how much is that per day", "e quanto é isso por dia"): a
+  calculation on it, divided by the periods of the longest span the last question named ("a week"
+  is 7 days, "over a year" 365);
 - a **calculation on the last result** ("and that times three", "und das mal drei", "and fifteen
   percent of that", "and now divided by four"): the last turn's one calculation, in parentheses,
   in the place of "that", with the rest as said (numbers in digits); where the answer did not say
@@ -51,6 +54,7 @@ __all__ = [
     "Correction",
     "FollowUp",
     "Onward",
+    "Per",
     "Retarget",
     "follow_up_call",
     "follow_up_in",
@@ -132,6 +136,25 @@ _THAT_IN: dict[str, str] = {
     "es": r"(?:y\s+)?(?:cu[aá]nto\s+es\s+)?(?:eso|esto)\s+(?:en|a)\s+(?P<words>[^\d%]+)",
     "de": r"(?:und\s+)?(?:wie\s*viel\s+ist\s+)?(?:das|dies)\s+(?:in)\s+(?P<words>[^\d%]+)",
 }
+# The last result per period: "and how much is that per day", "e quanto é isso por dia", "y eso al
+# día", "und wie viel ist das pro Tag".
+_PER: dict[str, str] = {
+    "en": r"(?:and\s+)?(?:(?:how\s+much|what)\s+(?:is|would\s+be)\s+)?(?:that|this|it)\s+"
+    r"(?:per|a|each|every)\s+(?P<period>day|week|month|year)",
+    "pt": r"(?:e\s+)?(?:quanto\s+(?:é|dá)\s+)?(?:isso|isto)\s+(?:por|ao|à)\s+"
+    r"(?P<period>dia|semana|m[eê]s|ano)",
+    "es": r"(?:y\s+)?(?:cu[aá]nto\s+es\s+)?(?:eso|esto)\s+(?:por|al|a\s+la)\s+"
+    r"(?P<period>d[ií]a|semana|mes|a[ñn]o)",
+    "de": r"(?:und\s+)?(?:wie\s*viel\s+ist\s+)?(?:das|dies)\s+(?:pro|am|im|in\s+der|je)\s+"
+    r"(?P<period>tag|woche|monat|jahr)",
+}
+# A period's name in each language, and its days (a month as 30, a year as 365).
+_PERIODS = {
+    "day": (1, r"days?|dias?|d[ií]as?|tag|tage|t[aä]glich\w*|daily"),
+    "week": (7, r"weeks?|weekly|semanas?|wochen?|w[oö]chentlich\w*"),
+    "month": (30, r"months?|monthly|m[eê]s|meses|monate?|monatlich\w*"),
+    "year": (365, r"years?|yearly|annual\w*|anos?|a[ñn]os?|jahre?|j[aä]hrlich\w*"),
+}
 #: Where the last result stands in an ``Onward`` calculation.
 RESULT_SLOT = "{result}"
 # Words a target is not: "and in it", "and in that", "and to you": the model reads those.
@@ -180,7 +203,16 @@ class Onward:
     said: str
 
 
-FollowUp = Correction | Retarget | Onward
+@dataclass(frozen=True)
+class Per:
+    """The last result per ``period`` ("day", "week", "month" or "year"): "and how much is that per
+    day". The loop divides by the periods in the span the last question named ("a week", "over a
+    year"), the longest of them."""
+
+    period: str
+
+
+FollowUp = Correction | Retarget | Onward | Per
 
 # "sorry, not twelve, fifteen": the wrong number first, then the one meant (English: the parser
 # reads "doze quinze" as 27, so the two numbers of this form can be told apart only in English).
@@ -210,9 +242,21 @@ def follow_up_in(utterance: str, lang: str | None) -> FollowUp | None:
                 return number
         if (target := _asked_in(text, language)) is not None:
             return Retarget(target)
+        if language in _PER and (per := re.fullmatch(_PER[language], text)) is not None:
+            return Per(_period_of(per.group("period")))
         if language in _THAT and (onward := _onward(text, language, reading)) is not None:
             return onward
     return None
+
+
+def _period_of(word: str) -> str:
+    return next(name for name, (_, words) in _PERIODS.items() if re.fullmatch(words, word))
+
+
+def _span_days(question: str) -> int | None:
+    """The days of the longest period the question names ("210 euros a week over a year": 365)."""
+    spans = [days for days, words in _PERIODS.values() if re.search(rf"\b(?:{words})\b", question.lower())]
+    return max(spans) if spans else None
 
 
 def _asked_in(text: str, language: str) -> str | None:
@@ -278,6 +322,11 @@ def follow_up_call(
     calculator = toolset.with_role("calculator")
     if isinstance(follow_up, Onward):
         return _onward_call(follow_up, last, calculator, lang)
+    if isinstance(follow_up, Per):
+        span, period = _span_days(last.question), _PERIODS[follow_up.period][0]
+        if span is None or span <= period:
+            return None  # no longer span was named: the model reads it
+        return _onward_call(Onward(f"{RESULT_SLOT} / {span // period}"), last, calculator, lang)
     said = list(dict.fromkeys(_numbers(last.question, lang)))
     if calculator is not None and any(c.name == calculator[0].name for c in last.calls):
         return _recalculated(follow_up, last, calculator[0].name, calculator[1].argument, said)
@@ -485,6 +534,8 @@ def restated(follow_up: FollowUp, question: str) -> str:
     if isinstance(follow_up, Onward):
         said = follow_up.said.replace(RESULT_SLOT, "the last result")
         return f'The user asks for a calculation on the result of the last question ("{question}"): {said}.'
+    if isinstance(follow_up, Per):
+        return f'The user asks for the result of the last question ("{question}") per {follow_up.period}.'
     change = f"in {follow_up.target}" if isinstance(follow_up, Retarget) else f"with {follow_up.written}"
     return f'The user asks the last question ("{question}") again, {change}.'
 
