@@ -17,7 +17,6 @@ from typing import Any
 from ovos_plugin_manager.templates.agents import MessageRole
 
 from ovos_agentic_loop._rules.view import TurnView
-from ovos_agentic_loop._tools.observations import Status
 
 __all__ = ["UnsaidAddress", "unsaid_address"]
 
@@ -65,7 +64,7 @@ def _hosts(value: Any) -> list[str]:
 def _conversation(view: TurnView) -> str:
     """Everything the conversation holds as text, lower-cased: its messages and the arguments of
     the calls that reached their tool; never the loop's words on a call it refused."""
-    refused = {o.call.id for o in view.outcomes.values() if o.status is Status.REFUSED}
+    refused = view.unran
     parts: list[str] = []
     for message in view.transcript:
         if message.role == MessageRole.TOOL and message.tool_call_id in refused:

@@ -115,15 +115,15 @@ class TurnView:
     def known_numbers(self) -> frozenset[float]:
         """Every number of the conversation (``text.known_numbers``), its tool results read from
         their typed outcomes, a caller's tool's from its JSON."""
-        return frozenset(known_numbers(self.transcript, self._result_values, unran=self._unran))
+        return frozenset(known_numbers(self.transcript, self._result_values, unran=self.unran))
 
     @cached_property
     def known_counts(self) -> frozenset[float]:
         """``known_numbers`` but those that are part of a time or a date (an hour is no count)."""
-        return frozenset(known_numbers(self.transcript, self._result_values, counts=True, unran=self._unran))
+        return frozenset(known_numbers(self.transcript, self._result_values, counts=True, unran=self.unran))
 
     @cached_property
-    def _unran(self) -> frozenset[str]:
+    def unran(self) -> frozenset[str]:
         """The ids of this turn's calls refused before they reached their tool (held back by a
         rule, invalid arguments): a number nobody said, made again, is still nobody's."""
         return frozenset(o.call.id for o in self.outcomes.values() if o.status is Status.REFUSED)
