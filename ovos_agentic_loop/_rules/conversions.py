@@ -26,17 +26,35 @@ from dataclasses import dataclass
 from ovos_agentic_loop._rules.operands import a_factor, known_numbers_of
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
+from ovos_agentic_loop._tools.toolset import AmountConverter
 
 __all__ = ["ByHand", "converted_by_hand"]
 
 # Units a voice converts between, as said in en, pt, es, de (the calculator's languages).
-_UNIT = re.compile(
-    r"\b(?:miles?|kilomet\w*|km|met(?:er|re)s?|centimet\w*|cm|millimet\w*|feet|foot|inch(?:es)?|yards?|pounds?|lbs?|kilos?|"
-    r"kilograms?|kg|grams?|ounces?|oz|lit(?:er|re)s?|gallons?|cups?|mph|"
-    r"milhas|millas|meilen|quil[oó]metros|quilos|quilogramas|kilogramos|kilogramm|kil[oó]metros|metros|p[eé]s|pies|fu[sß]|libras|pfund|"
-    r"onças|onzas|unzen|gramas|gramos|gramm|litros|galões|galones|gallonen)\b"
-    r"|(?P<scale>\b(?:fahrenheit|celsius|centigrade|kelvin|cent[ií]grados?)\b)",
-    re.IGNORECASE,
+_UNIT_WORDS = (
+    r"miles?|kilomet\w*|km|met(?:er|re)s?|centimet\w*|cm|millimet\w*|feet|foot|inch(?:es)?|yards?|pounds?|"
+    r"lbs?|kilos?|kilograms?|kg|grams?|ounces?|oz|lit(?:er|re)s?|gallons?|cups?|mph|milhas|millas|meilen|"
+    r"quil[oó]metros|quilos|quilogramas|kilogramos|kilogramm|kil[oó]metros|metros|p[eé]s|pies|fu[sß]|libras|"
+    r"pfund|onças|onzas|unzen|gramas|gramos|gramm|litros|galões|galones|gallonen"
+)
+_SCALE_WORDS = r"fahrenheit|celsius|centigrade|kelvin|cent[ií]grados?"
+_UNIT = re.compile(rf"\b(?:{_UNIT_WORDS})\b|(?P<scale>\b(?:{_SCALE_WORDS})\b)", re.IGNORECASE)
+_ANY_UNIT = rf"(?:{_UNIT_WORDS}|{_SCALE_WORDS})"
+_AMOUNT = r"(?P<amount>-?\d+(?:\.\d+)?)\s*(?:(?:degrees?|graus?|grados?|grad)\s+|°\s*)?"
+# The conversion as said, numbers in digits: "70 kilos in pounds", "98.6 fahrenheit to celsius",
+# "how many pounds is 70 kilos", "wie viele meilen sind 100 kilometer".
+_SAID = (
+    re.compile(
+        rf"{_AMOUNT}(?P<source>{_ANY_UNIT})\s+(?:in|to|into|em|para|en|a|nach)\s+"
+        rf"(?:(?:degrees?|graus?|grados?|grad)\s+)?(?P<target>{_ANY_UNIT})\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"\b(?:how\s+many|quant[oa]s|cu[aá]nt[oa]s|wie\s*viele?)\s+(?:(?:degrees?|graus?|grados?|grad)\s+)?"
+        rf"(?P<target>{_ANY_UNIT})\s+(?:is|are|in|é|são|sao|es|son|sind|ist|hat|tem|hay)\s+{_AMOUNT}"
+        rf"(?P<source>{_ANY_UNIT})\b",
+        re.IGNORECASE,
+    ),
 )
 
 
@@ -48,6 +66,8 @@ class ByHand:
     expression: str
     converter: str
     asked: str
+    #: The converter's call as the question says it (its amount and two units), where it says it so.
+    said_call: tuple[tuple[str, object], ...] = ()
 
     @property
     def message(self) -> str:
@@ -79,10 +99,27 @@ def converted_by_hand(view: TurnView) -> ByHand | None:
         known = known if known is not None else known_numbers_of(view)
         if scale:
             if not _right_formula(expression, direction):
-                return ByHand(spec.name, expression, converter.name, said)
+                return ByHand(spec.name, expression, converter.name, said, _said_call(said, converter))
         elif any(a_factor(n, known) and not grounded(n, known) for n in numbers(expression)):
-            return ByHand(spec.name, expression, converter.name, said)
+            return ByHand(spec.name, expression, converter.name, said, _said_call(said, converter))
     return None
+
+
+def _said_call(said: str, converter: AmountConverter) -> tuple[tuple[str, object], ...]:
+    """The converter's arguments as the question says the conversion ("70 kilos in pounds": 70,
+    "kilos", "pounds"); () where it does not say it in one of those forms. The converter reads the
+    unit words of its languages."""
+    for form in _SAID:
+        found = form.search(said)
+        if found is not None:
+            amount = float(found.group("amount"))
+            value: object = int(amount) if amount.is_integer() else amount
+            return (
+                (converter.amount, value),
+                (converter.unit, found.group("source").lower()),
+                (converter.target, found.group("target").lower()),
+            )
+    return ()
 
 
 # "77 fahrenheit", "-4 degrees celsius", "25°C": the scale the amount is in (the source).

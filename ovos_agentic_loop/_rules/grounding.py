@@ -18,7 +18,7 @@ address nobody gave is still nobody's, and the turn is answered without the call
 from __future__ import annotations
 
 from ovos_agentic_loop._rules.addresses import UnsaidAddress, unsaid_address
-from ovos_agentic_loop._rules.base import Nudge, Response, Rule, Stage
+from ovos_agentic_loop._rules.base import MakeCall, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.conversions import ByHand, converted_by_hand
 from ovos_agentic_loop._rules.operands import Unsaid, unsaid_number
 from ovos_agentic_loop._rules.signs import Unsigned, dropped_sign
@@ -41,6 +41,10 @@ def _detect(view: TurnView) -> Ungrounded | None:
 
 
 def _respond(found: Ungrounded) -> Response:
+    if isinstance(found, ByHand) and found.said_call:
+        # the conversion as the user said it, made by the loop: sent to the converter, the stock
+        # template wrote the formula out in prose instead ("C = F - 32/9")
+        return MakeCall(UNGROUNDED_VALUE.description, found.converter, dict(found.said_call))
     return Nudge(UNGROUNDED_VALUE.description, found.message)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from ovos_plugin_manager.templates.agents import ToolCall
 
 from ovos_agentic_loop._rules.arithmetic import HEAD_ARITHMETIC
-from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
+from ovos_agentic_loop._rules.base import MakeCall, Need, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.described import DESCRIBED
 from ovos_agentic_loop._rules.grounding import UNGROUNDED_VALUE
 from ovos_agentic_loop._rules.repeated import REPEATED_ANSWER
@@ -91,6 +91,8 @@ class CallsHeld:
     fired: Fired
     #: The model made the held calls again unchanged, and the rule's finding refuses them for good.
     refused: bool = False
+    #: The call the loop makes in place of the held ones (the conversion as the user said it).
+    instead: MakeCall | None = None
 
 
 @dataclass
@@ -127,10 +129,13 @@ class Rules:
             return CallsHeld(
                 _response_message(fired.response), frozenset(range(len(calls))), fired, refused=True
             )
+        held = frozenset(i for i, c in enumerate(calls) if by.detect(view.with_calls([c])) is not None)
+        positions = held or frozenset(range(len(calls)))
+        if isinstance(fired.response, MakeCall):
+            return CallsHeld("", positions, fired, instead=fired.response)
         if not isinstance(fired.response, Nudge):
             return None
-        held = frozenset(i for i, c in enumerate(calls) if by.detect(view.with_calls([c])) is not None)
-        return CallsHeld(fired.response.message, held or frozenset(range(len(calls))), fired)
+        return CallsHeld(fired.response.message, positions, fired)
 
     def record(self, fired: Fired) -> None:
         """``fired``'s message is sent: it counts on the budget and is never sent again."""

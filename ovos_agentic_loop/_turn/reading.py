@@ -129,6 +129,16 @@ def _decide_calls(
         # made again unchanged, a value from nowhere still: answered without the calls
         notice = f"not run, made again with a value nobody gave: {[c.name for c in own_calls]}"
         return ForceAnswer("ungrounded", notice=notice, effects=counted)
+    if checked is not None and checked.instead is not None:
+        # the held calls replaced by the loop's own (the conversion as the user said it); the rest run
+        made = checked.instead
+        instead = ToolCall(
+            id=f"call_instead_{len(turn.transcript)}", name=made.name, arguments=made.arguments
+        )
+        rest = [c for i, c in enumerate(own_calls) if i not in checked.positions]
+        replaced = [own_calls[i].name for i in sorted(checked.positions)]
+        told = Tell(f"not run ({made.why}): {replaced}; the loop calls {made.name}")
+        return RunCalls([instead, *rest], text, effects=(*counted, checked.fired, told))
     if checked is not None:
         return Recheck(own_calls, checked.message, text, checked.positions, effects=(*counted, checked.fired))
     repeated, asked = turn.history.judge(own_calls, text, by_loop=by_loop)

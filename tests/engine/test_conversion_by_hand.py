@@ -45,6 +45,46 @@ def test_a_conversion_in_the_calculator_is_held_naming_the_converter(
     found = converted_by_hand(_view(question, expression, lang))
     assert found is not None and found.converter == "unit_convert" and found.expression == expression
     assert "Call unit_convert with the amount and the two units as the user said them" in found.message
+    assert found.said_call  # each of these says the conversion in a form the loop reads
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "expression", "call"),
+    [
+        ("how many pounds is seventy kilos", "en-US", "70 * 2.2", (70, "kilos", "pounds")),
+        ("wie viele meilen sind hundert kilometer", "de-DE", "100 / 1.6", (100, "kilometer", "meilen")),
+        (
+            "whats ninety eight point six fahrenheit in celsius",
+            "en-US",
+            "98.6 * 5 / 9",
+            (98.6, "fahrenheit", "celsius"),
+        ),
+        (
+            "whats minus four degrees fahrenheit in celsius",
+            "en-US",
+            "-4 * 9 / 5 + 32",
+            (-4, "fahrenheit", "celsius"),
+        ),
+        (
+            "convert one hundred and fifty pounds to kilograms",
+            "en-US",
+            "150 * 0.4536",
+            (150, "pounds", "kilograms"),
+        ),
+    ],
+)
+def test_the_converters_call_is_read_from_the_question_as_said(
+    question: str, lang: str, expression: str, call: tuple[float, str, str]
+) -> None:
+    found = converted_by_hand(_view(question, expression, lang))
+    assert found is not None
+    assert dict(found.said_call) == {"value": call[0], "from_unit": call[1], "to_unit": call[2]}
+
+
+def test_a_conversion_said_otherwise_is_left_to_the_model_with_the_converter_named() -> None:
+    found = converted_by_hand(_view("i weigh seventy kilos whats that in pounds", "70 * 2.20462"))
+    assert found is not None and found.said_call == ()
+    assert "Call unit_convert" in found.message
 
 
 @pytest.mark.parametrize(
@@ -71,19 +111,31 @@ def test_without_a_converter_of_amounts_the_calculator_may_convert() -> None:
     assert converted_by_hand(view.with_calls([call])) is None
 
 
-def test_the_model_is_sent_to_the_converter_through_continue_chat() -> None:
+def test_the_conversion_as_said_is_made_by_the_loop_through_continue_chat() -> None:
     brain = ScriptedBrain(
-        [
-            tool_call("evaluate_expression", expression="70 * 0.45359237"),
-            tool_call("unit_convert", value=70, from_unit="kg", to_unit="lb"),
-            "Seventy kilos is 154.32 pounds.",
-        ]
+        [tool_call("evaluate_expression", expression="70 * 0.45359237"), "Seventy kilos is 154.32 pounds."]
     )
     engine = engine_with(brain, _toolboxes())
     answer = engine.continue_chat(user("how many pounds is seventy kilos")).content
 
     assert answer == "Seventy kilos is 154.32 pounds."
-    held = brain.calls[1].last
-    assert "converts units by hand" in (held.content or "") and "unit_convert" in (held.content or "")
-    assert '"result": 154.32' in (brain.calls[2].last.content or "").replace("154.323583529", "154.32")
+    made = brain.calls[1].messages[-2].tool_calls
+    assert [(c.name, c.arguments) for c in made] == [
+        ("unit_convert", {"value": 70, "from_unit": "kilos", "to_unit": "pounds"})
+    ]
+    assert '"result": 154.323583529' in (brain.calls[1].last.content or "")
+    brain.assert_complete()
+
+
+def test_a_conversion_said_otherwise_sends_the_model_to_the_converter() -> None:
+    brain = ScriptedBrain(
+        [
+            tool_call("evaluate_expression", expression="70 * 2.20462"),
+            tool_call("unit_convert", value=70, from_unit="kg", to_unit="lb"),
+            "It is 154.32 pounds.",
+        ]
+    )
+    engine_with(brain, _toolboxes()).continue_chat(user("i weigh seventy kilos whats that in pounds"))
+    held = brain.calls[1].last.content or ""
+    assert "converts units by hand" in held and "unit_convert" in held
     brain.assert_complete()

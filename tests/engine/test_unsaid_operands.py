@@ -101,12 +101,13 @@ def test_a_factor_the_model_brings_is_no_number_written_wrong_but_a_conversion_f
     question: str, expression: str
 ) -> None:
     """A factor far from every number said is not the user's number written wrong; with the
-    converter offered, the model is sent to it (``_rules.conversions``), not told of unsaid numbers."""
-    brain = ScriptedBrain([tool_call("evaluate_expression", expression=expression), "I cannot convert that."])
+    converter offered, the conversion goes to it (``_rules.conversions``: the loop makes the call as
+    the question says it), and nobody is told of unsaid numbers."""
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression=expression), "Converted."])
     engine_with(brain, maths()).continue_chat(user(question))
-    held = brain.calls[1].last.content
-    assert "converts units by hand" in held and "unit_convert" in held
-    assert "no number the user said" not in held
+    made = brain.calls[1].last
+    assert made.name == "unit_convert" and '"result"' in made.content
+    assert "no number the user said" not in made.content
 
 
 def test_numbers_from_a_result_count_as_said() -> None:
