@@ -318,7 +318,7 @@ def follow_up_call(
     """The last turn's call made again for ``follow_up``, or None when which value it changes
     cannot be told for sure (see the module's docstring)."""
     if isinstance(follow_up, Retarget):
-        return _retargeted(follow_up, last, toolset)
+        return _retargeted(follow_up, last, toolset, lang)
     calculator = toolset.with_role("calculator")
     if isinstance(follow_up, Onward):
         return _onward_call(follow_up, last, calculator, lang)
@@ -365,18 +365,36 @@ def _onward_call(
     if calculator is None:
         return None
     spec, role = calculator
-    calls = [c for c in last.calls if c.name == spec.name]
-    heard = [n for n in _numbers(last.answer, lang) if n not in _numbers(last.question, lang)]
-    if len(calls) == 1:
-        expression = calls[0].arguments.get(role.argument)
-        value = _result_of(calls[0])
-        if isinstance(expression, str) and expression.strip() and (value is None or _said(value, heard)):
-            on_it = onward.said.replace(RESULT_SLOT, f"({expression.strip()})")
-            return _again(calls[0], {role.argument: on_it})
-    if len(calls) > 1 or len(set(heard)) != 1:
+    found = _last_result(last, spec.name, lang)
+    if found is None:
         return None
-    said = onward.said.replace(RESULT_SLOT, plain_number(heard[0]))
+    call, value = found
+    expression = call.arguments.get(role.argument) if call is not None else None
+    if call is not None and isinstance(expression, str) and expression.strip():
+        return _again(call, {role.argument: onward.said.replace(RESULT_SLOT, f"({expression.strip()})")})
+    if value is None:
+        return None
+    said = onward.said.replace(RESULT_SLOT, plain_number(value))
     return ToolCall(id=FOLLOW_UP_CALL_ID, name=spec.name, arguments={role.argument: said})
+
+
+def _last_result(
+    last: RememberedTurn, calculator: str | None, lang: str | None
+) -> tuple[RememberedCall | None, float | None] | None:
+    """What "that" is: the last turn's one calculation and its result, when its answer said that
+    result (where the result cannot be read, the one number the answer said stands for it); else no
+    calculation and the one number the answer said that its question did not; None when neither
+    can be told."""
+    calls = [c for c in last.calls if c.name == calculator]
+    heard = [n for n in _numbers(last.answer, lang) if n not in _numbers(last.question, lang)]
+    one = heard[0] if len(set(heard)) == 1 else None
+    if len(calls) == 1:
+        value = _result_of(calls[0])
+        if value is None or _said(value, heard):
+            return calls[0], value if value is not None else one
+    if len(calls) > 1 or one is None:
+        return None
+    return None, one
 
 
 def _result_of(call: RememberedCall) -> float | None:
@@ -415,7 +433,9 @@ def _renumbered(correction: Correction, last: RememberedTurn, said: list[float])
     return _again(call, {key: new})
 
 
-def _retargeted(retarget: Retarget, last: RememberedTurn, toolset: ToolSet) -> ToolCall | None:
+def _retargeted(
+    retarget: Retarget, last: RememberedTurn, toolset: ToolSet, lang: str | None
+) -> ToolCall | None:
     """The last turn's one converter call, asked for its value in the new target."""
     found: list[tuple[RememberedCall, str]] = []
     for call in last.calls:
@@ -424,7 +444,7 @@ def _retargeted(retarget: Retarget, last: RememberedTurn, toolset: ToolSet) -> T
         if role is not None and role.kind == "converter":
             found.append((call, role.argument))
     if not found:
-        return _converted_result(retarget, last, toolset)
+        return _converted_result(retarget, last, toolset, lang)
     if len(found) != 1:
         return None
     call, argument = found[0]
@@ -434,44 +454,15 @@ def _retargeted(retarget: Retarget, last: RememberedTurn, toolset: ToolSet) -> T
 
 
 # A word after a number that is no unit ("315 is the total").
-_NOT_UNITS = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "and",
-        "or",
-        "the",
-        "a",
-        "an",
-        "of",
-        "in",
-        "to",
-        "for",
-        "that",
-        "which",
-        "per",
-        "by",
-        "é",
-        "são",
-        "e",
-        "de",
-        "em",
-        "es",
-        "son",
-        "y",
-        "en",
-        "ist",
-        "sind",
-        "und",
-        "in",
-        "zu",
-    ]
+_NOT_UNIT_WORDS = (
+    "is are was were and or the a an of in to for that which per by é são e de em es son y en ist sind und zu"
 )
+_NOT_UNITS = frozenset(_NOT_UNIT_WORDS.split())
 
 
-def _converted_result(retarget: Retarget, last: RememberedTurn, toolset: ToolSet) -> ToolCall | None:
+def _converted_result(
+    retarget: Retarget, last: RememberedTurn, toolset: ToolSet, lang: str | None
+) -> ToolCall | None:
     """The last turn's result in the new unit, by the converter of amounts, where the last turn
     calculated it ("and how much is that in miles" after 45 * 7 = 315 "kilometers"; told the
     question again, the stock template answered "315 kilometers" again): the amount is the
@@ -479,15 +470,10 @@ def _converted_result(retarget: Retarget, last: RememberedTurn, toolset: ToolSet
     word the answer said after it. None when either cannot be told."""
     converter = toolset.amount_converter
     calculator = toolset.with_role("calculator")
-    if converter is None:
+    found = _last_result(last, calculator[0].name if calculator else None, lang)
+    if converter is None or found is None or found[1] is None:
         return None
-    calls = [c for c in last.calls if calculator is not None and c.name == calculator[0].name]
-    value = _result_of(calls[0]) if len(calls) == 1 else None
-    heard = [n for n in _numbers(last.answer, None) if n not in _numbers(last.question, None)]
-    if value is None or not _said(value, heard):
-        if len(set(heard)) != 1:
-            return None
-        value = heard[0]
+    value = found[1]
     unit = _unit_after(value, last.answer)
     if unit is None:
         return None
