@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ovos_agentic_loop._rules.base import Need, Nudge, Response, Rule, Stage
+from ovos_agentic_loop._rules.conversions import UNIT_WORDS
 from ovos_agentic_loop._rules.operands import said_numbers
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import (
@@ -37,14 +38,11 @@ _CALCULATION = re.compile(
     r"vezes|veces|mal|geteilt|por cento|por ciento|prozent|soma|suma|summe|média|media|promedio|"
     r"durchschnitt|raiz|raíz|wurzel)\b"
     # a quantity asked in another unit ("and how many miles is that", "and in meters": the stock
-    # template wrote the conversion out as a formula in prose, no tool called)
-    r"|\b(?:in|to|into|how many|how much)\s+(?:\w+\s+)?(?:miles?|kilomet\w*|km|met(?:er|re)s?|feet|foot|"
-    r"inch(?:es)?|pounds?|lbs?|kilos?|kilograms?|kg|grams?|ounces?|oz|lit(?:er|re)s?|gallons?|cups?)\b"
-    # and in pt, es, de ("wie viele meilen sind hundert kilometer" -> "und zweihundert": answered
-    # "122,541 Meilen" in the head, stock template)
-    r"|\b(?:em|en|in|quant[oa]s|cu[aá]nt[oa]s|wie\s*viele?)\s+(?:milhas|millas|meilen|quil[oó]metros|"
-    r"kil[oó]metros|kilometer|metros|meter|p[eé]s|pies|fu[sß]|libras|pfund|onças|onzas|unzen|gramas|"
-    r"gramos|gramm|litros|liter|galões|galones|gallonen)\b",
+    # template wrote the conversion out as a formula in prose, no tool called), in en, pt, es, de
+    # ("wie viele meilen sind hundert kilometer" -> "und zweihundert": answered "122,541 Meilen"
+    # in the head, stock template): the units of ``conversions``
+    rf"|\b(?:in|to|into|how many|how much|em|en|quant[oa]s|cu[aá]nt[oa]s|wie\s*viele?)\s+(?:\w+\s+)?"
+    rf"(?:{UNIT_WORDS})\b",
     re.IGNORECASE,
 )
 # "1." / "2)" opening a line of a numbered list: a step's number, not a result.

@@ -28,18 +28,18 @@ from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
 from ovos_agentic_loop._tools.toolset import AmountConverter
 
-__all__ = ["ByHand", "converted_by_hand"]
+__all__ = ["UNIT_WORDS", "ByHand", "converted_by_hand"]
 
-# Units a voice converts between, as said in en, pt, es, de (the calculator's languages).
-_UNIT_WORDS = (
+#: Units a voice converts between, as said in en, pt, es, de (the calculator's languages).
+UNIT_WORDS = (
     r"miles?|kilomet\w*|km|met(?:er|re)s?|centimet\w*|cm|millimet\w*|feet|foot|inch(?:es)?|yards?|pounds?|"
     r"lbs?|kilos?|kilograms?|kg|grams?|ounces?|oz|lit(?:er|re)s?|gallons?|cups?|mph|milhas|millas|meilen|"
     r"quil[oó]metros|quilos|quilogramas|kilogramos|kilogramm|kil[oó]metros|metros|p[eé]s|pies|fu[sß]|libras|"
     r"pfund|onças|onzas|unzen|gramas|gramos|gramm|litros|galões|galones|gallonen"
 )
 _SCALE_WORDS = r"fahrenheit|celsius|centigrade|kelvin|cent[ií]grados?"
-_UNIT = re.compile(rf"\b(?:{_UNIT_WORDS})\b|(?P<scale>\b(?:{_SCALE_WORDS})\b)", re.IGNORECASE)
-_ANY_UNIT = rf"(?:{_UNIT_WORDS}|{_SCALE_WORDS})"
+_UNIT = re.compile(rf"\b(?:{UNIT_WORDS})\b|(?P<scale>\b(?:{_SCALE_WORDS})\b)", re.IGNORECASE)
+_ANY_UNIT = rf"(?:{UNIT_WORDS}|{_SCALE_WORDS})"
 _AMOUNT = r"(?P<amount>-?\d+(?:\.\d+)?)\s*(?:(?:degrees?|graus?|grados?|grad)\s+|°\s*)?"
 # The conversion as said, numbers in digits: "70 kilos in pounds", "98.6 fahrenheit to celsius",
 # "how many pounds is 70 kilos", "wie viele meilen sind 100 kilometer".

@@ -78,9 +78,9 @@ def known_numbers(
 ) -> set[float]:
     """Every number the conversation holds: its messages and the arguments of its calls (but the
     calls in ``unran``, by id, and what was said of them: refused before they reached their tool,
-    their values are nobody's);
-    and the numbers of the tool results' values (``results``, read field by field: see
-    ``field_numbers``). ``counts``: none that is part of a time or a date (``without_clock``)."""
+    their values are nobody's); and the numbers of the tool results' values (``results``, read field
+    by field: see ``field_numbers``). ``counts``: none that is part of a time or a date
+    (``without_clock``)."""
     read = without_clock if counts else str
     known: set[float] = set()
     for message in transcript:

@@ -70,7 +70,9 @@ def read_again(turn: TurnState) -> None:
     named = ", ".join(dict.fromkeys(str(p) for p in paths if p)) or "a file"
     turn.after_question.append(READ_AGAIN.format(files=named, tool=found[0].name))
     turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, "", tool_calls=[c.call for c in changed]))
-    for outcome in changed:
+    for outcome in changed:  # a call of this turn like any other: hosts and logs see it made
+        _announce(turn, outcome.call)
+        _report(turn, outcome)
         turn.add_result(replace(outcome, note=turn.history.record(outcome)))
     # an earlier turn's call, refreshed: the rules read it as a result the conversation holds, not
     # as a call the model made for this question (an answer said again word for word is still one)
@@ -119,34 +121,42 @@ def run_tools(turn: TurnState, calls: list[ToolCall], text: str) -> None:
         turn.add_result(outcome)
 
 
+def _announce(turn: TurnState, call: ToolCall) -> None:
+    owner = turn.setup.toolset.owners.get(call.name)
+    turn.emit(
+        ToolCallStep(
+            name=call.name,
+            arguments=call.arguments,
+            call_id=call.id,
+            owner=owner.toolbox_id if owner is not None else "unknown",
+        )
+    )
+
+
+def _report(turn: TurnState, outcome: ToolOutcome) -> None:
+    turn.emit(
+        ToolResult(
+            name=outcome.call.name,
+            call_id=outcome.call.id,
+            ok=outcome.ok,
+            duration_s=round(outcome.duration_s, 4),
+            result=outcome.observation if outcome.ok else None,
+            error=outcome.error,
+        )
+    )
+
+
 def _run(turn: TurnState, calls: list[ToolCall]) -> list[ToolOutcome]:
     """Run ``calls`` with their step events; their outcomes, each noted by the turn's history."""
     for call in calls:
-        owner = turn.setup.toolset.owners.get(call.name)
-        turn.emit(
-            ToolCallStep(
-                name=call.name,
-                arguments=call.arguments,
-                call_id=call.id,
-                owner=owner.toolbox_id if owner is not None else "unknown",
-            )
-        )
+        _announce(turn, call)
     outcomes = []
     delay = _progress_delay(turn) if calls else None
     say = lambda: _say_progress(turn, calls[0].name, calls[0].arguments)  # noqa: E731 - said only with calls
     with while_tools_run(turn.progress_voice, delay, say):
         executed = _execute(turn, calls) if calls else []
     for outcome in executed:
-        turn.emit(
-            ToolResult(
-                name=outcome.call.name,
-                call_id=outcome.call.id,
-                ok=outcome.ok,
-                duration_s=round(outcome.duration_s, 4),
-                result=outcome.observation if outcome.ok else None,
-                error=outcome.error,
-            )
-        )
+        _report(turn, outcome)
         outcomes.append(replace(outcome, note=turn.history.record(outcome)))
     if turn.interrupt.cancelled:  # the user said stop while they ran: the turn ends here
         raise TurnInterrupted()

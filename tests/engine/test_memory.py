@@ -588,3 +588,22 @@ def test_an_earlier_answer_said_again_after_the_file_changed_is_sent_back(tmp_pa
     assert engine.continue_chat(now, session_id="kitchen").content == "Two things."
     assert "said again" in (brain.calls[-1].last.content or "")
     brain.assert_complete()
+
+
+def test_a_file_read_again_after_it_changed_is_a_call_the_step_events_show(tmp_path: Path) -> None:
+    (tmp_path / LIST).write_text("milk\neggs\n")
+    files = find_toolbox_plugins()["ovos-filesystem-tools"](config={"root_path": str(tmp_path)})
+    brain = ScriptedBrain([tool_call("read_file", path=LIST), "Milk and eggs."])
+    engine = engine_with(brain, [files])
+    first = engine.continue_chat([user("whats on my shopping list")], session_id="kitchen").content
+    (tmp_path / LIST).write_text("soap\n")
+    events: list[StepEvent] = []
+    engine.add_step_listener(events.append)
+    brain.add("One thing: soap.")
+
+    engine.continue_chat(
+        [user("whats on my shopping list"), said(first), user("and now")], session_id="kitchen"
+    )
+
+    assert made_calls(events) == [{"path": LIST}]
+    assert [e.data["ok"] for e in events if e.kind == "tool_result"] == [True]
