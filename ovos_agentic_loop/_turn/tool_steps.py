@@ -18,6 +18,7 @@ from ovos_agentic_loop._text.progress import progress_line
 from ovos_agentic_loop._text.protocol import parse_reply
 from ovos_agentic_loop._tools.observations import ToolLimit, ToolOutcome, held_back, not_run_again, run_calls
 from ovos_agentic_loop._tools.selection import FIND_TOOLS
+from ovos_agentic_loop._turn.covered import COVERED, covered
 from ovos_agentic_loop._turn.progress import while_tools_run
 from ovos_agentic_loop._turn.speaker import Calling
 from ovos_agentic_loop._turn.state import TurnState
@@ -116,8 +117,15 @@ def recheck(turn: TurnState, calls: list[ToolCall], message: str, text: str, hel
 
 
 def run_tools(turn: TurnState, calls: list[ToolCall], text: str) -> None:
+    """Run the reply's ``calls``; when this turn's results now cover each part of a question that
+    asks several things, the last one says so (``covered``)."""
     turn.transcript.append(AgentMessage(MessageRole.ASSISTANT, text, tool_calls=calls))
-    for outcome in _run(turn, calls):
+    outcomes = _run(turn, calls)
+    if outcomes and not outcomes[-1].note:
+        made = [o for o in [*turn.outcomes.values(), *outcomes] if o.call.id not in turn.earlier_calls]
+        if covered(turn.view().asked, turn.lang, made):
+            outcomes[-1] = replace(outcomes[-1], note=COVERED)
+    for outcome in outcomes:
         turn.add_result(outcome)
 
 
