@@ -8,11 +8,12 @@ through the counting proxy on one llama-server, with three additions:
 
 - the decoys: ``home_mcp_server.py`` (the ``mcp`` SDK over stdio, 65 tools with real-looking
   names and schemas) loaded through ovos-tool-adapters' ``ovos-mcp-toolbox`` after the persona's
-  toolboxes (``--tools 25`` for 40 tools in all, 65 for 80), in the ``ours-mcp`` / ``upstream-mcp``
+  toolboxes (``--tools 24`` for 40 tools in all, 64 for 80; upstream's own toolboxes have 11 tools,
+  so its rows are 11 and 76), in the ``ours-mcp`` / ``upstream-mcp``
   venvs (the same projects with the MCP host and SDK);
 - selection: "off" is ``tool_selection: "all"``; "on" is the shipped default, ``"auto"``, with the
-  persona's ``always_offered_tools``; the 15-tool row is the default too (15 is under the
-  threshold, so it offers every tool: selection changes nothing there);
+  persona's ``always_offered_tools``; the persona-alone row (key ``15``, the persona's 16 tools) is
+  the default too (16 is under the threshold, so it offers every tool: selection changes nothing);
 - the answers are streamed (``stream_sentences``, as a voice assistant speaks them), the proxy
   passes streamed replies on as they arrive, and each turn's seconds to its first sentence are kept;
   the first request of each question is counted in tokens by llama-server's own template and
@@ -34,7 +35,7 @@ from spoken_runner import load_spoken, run_spoken
 from tasks_runner import ensure_llama, results_dir, stop_llama
 
 SERVER = Path(__file__).resolve().parent / "home_mcp_server.py"
-PERSONA_TOOLS = 15  # local-assistant: filesystem 5, shell 1, clock 5, math 4
+PERSONA_TOOLS = 16  # local-assistant: filesystem 5, shell 2, clock 5, math 4
 
 
 @dataclass(frozen=True)
@@ -51,11 +52,11 @@ class Configuration:
 
 
 CONFIGURATIONS = [
-    Configuration("80-on", "ours, 80 tools, selection on", "ours", 65, "auto"),
-    Configuration("80-off", "ours, 80 tools, selection off", "ours", 65, "all"),
-    Configuration("15", "ours, 15 tools (under the threshold)", "ours", 0, "auto"),
-    Configuration("40-on", "ours, 40 tools, selection on", "ours", 25, "auto"),
-    Configuration("40-off", "ours, 40 tools, selection off", "ours", 25, "all"),
+    Configuration("80-on", "ours, 80 tools, selection on", "ours", 64, "auto"),
+    Configuration("80-off", "ours, 80 tools, selection off", "ours", 64, "all"),
+    Configuration("15", "ours, the persona's 16 tools (under the threshold)", "ours", 0, "auto"),
+    Configuration("40-on", "ours, 40 tools, selection on", "ours", 24, "auto"),
+    Configuration("40-off", "ours, 40 tools, selection off", "ours", 24, "all"),
     Configuration("up-15", "upstream native, 15 tools", "upstream-native", 0, None),
     Configuration("up-80", "upstream native, 80 tools", "upstream-native", 65, None),
 ]

@@ -1,6 +1,14 @@
-"""ovos-shell-tools: one tool, ``run_command``, that runs a program for the model.
+"""ovos-shell-tools: ``run_command``, that runs a program for the model, and ``get_system_info``,
+the facts about this computer a voice is asked for most (the user's name, the computer's name, the
+operating system and kernel, how long it has been on), read by Python without starting a program.
 
-Off unless the operator sets ``allow_shell: true``. When on, a command line is split with
+``get_system_info`` is there whatever the settings: it reads what any program of the assistant's
+user can read and changes nothing. Offered only ``run_command`` and its allowed programs (``whoami
+(your user name)`` in its description), the bundled model answered "whats my user name on this
+computer" by asking for the date and time, four runs of four; offered a tool named for the facts,
+it called it.
+
+``run_command`` is off unless the operator sets ``allow_shell: true``. When on, a command line is split with
 ``shlex`` into an argv and executed WITHOUT a shell. Shell syntax outside quotes (``|``, ``;``,
 ``&&``, ``||``, ``&``, ``<``, ``>``, backticks, ``$(``, a second line) is refused with a message
 telling the model to run one program per call; quoted, such characters are plain text. The
@@ -54,8 +62,11 @@ unknown keys are logged by name. Commands longer than 8192 characters are refuse
 
 from __future__ import annotations
 
+import getpass
 import os
+import platform
 import shlex
+import socket
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -76,7 +87,15 @@ from ovos_agentic_loop_toolboxes._core.settings import (
 )
 from ovos_agentic_loop_toolboxes._core.toolbox import BundledToolBox
 
-__all__ = ["RunCommandArgs", "RunCommandOutput", "ShellSettings", "ShellToolBox", "shell_syntax_in"]
+__all__ = [
+    "RunCommandArgs",
+    "RunCommandOutput",
+    "ShellSettings",
+    "ShellToolBox",
+    "SystemInfoArgs",
+    "SystemInfoOutput",
+    "shell_syntax_in",
+]
 
 TOOLBOX_ID = "ovos-shell-tools"
 DEFAULT_TIMEOUT = 20
@@ -115,6 +134,44 @@ class RunCommandOutput(ToolOutput):
     stderr_bytes: int = Field(..., description="Full size of stderr in bytes.")
     success: bool = Field(..., description="True if the exit code is 0.")
     note: str = Field("", description="What happened beyond the exit code (timeout, capped timeout).")
+
+
+class SystemInfoArgs(ToolArguments):
+    model_config = ConfigDict(extra="ignore")  # a model may pass what it wants to know: all is returned
+
+
+class SystemInfoOutput(ToolOutput):
+    user: str = Field(..., description="The name of the user the assistant runs as.")
+    computer_name: str = Field(..., description="This computer's name on the network (its hostname).")
+    operating_system: str = Field(..., description="The operating system, as its release names itself.")
+    kernel: str = Field(..., description="The kernel and its version.")
+    architecture: str = Field(..., description="The processor architecture, such as x86_64.")
+    processors: int = Field(..., description="How many processors (cores) the system reports.")
+    uptime: str = Field("", description="How long the computer has been on, in words ('' if unknown).")
+
+
+def _uptime_seconds() -> float | None:
+    try:
+        with open("/proc/uptime", encoding="ascii") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _in_words(seconds: float) -> str:
+    """A span as a voice says it, to the minute ("three hours twelve minutes")."""
+    from ovos_date_parser import nice_duration
+
+    return str(
+        nice_duration(int(seconds // 60) * 60 if seconds >= 60 else int(seconds), lang="en-us", speech=True)
+    )
+
+
+def _operating_system() -> str:
+    try:
+        return platform.freedesktop_os_release().get("PRETTY_NAME") or platform.platform()
+    except OSError:  # no os-release file: not a freedesktop system (macOS, Windows)
+        return platform.platform()
 
 
 class ShellSettings(ProcessSettings):
@@ -278,7 +335,15 @@ class ShellToolBox(BundledToolBox):
                 argument_schema=RunCommandArgs,
                 output_schema=RunCommandOutput,
                 tool_call=self.run_command,
-            )
+            ),
+            AgentTool(
+                name="get_system_info",
+                description="Facts about this computer: the user name, the computer's name (hostname), "
+                "the operating system and kernel, the processors, and how long it has been on.",
+                argument_schema=SystemInfoArgs,
+                output_schema=SystemInfoOutput,
+                tool_call=self.get_system_info,
+            ),
         ]
 
     def _description(self) -> str:
@@ -290,7 +355,20 @@ class ShellToolBox(BundledToolBox):
             text += " No shell: pipes, ';', '&&' and redirections do not work."
         return text
 
-    # -- the tool -----------------------------------------------------------
+    # -- the tools ----------------------------------------------------------
+    def get_system_info(self, args: SystemInfoArgs) -> SystemInfoOutput:
+        """Read by Python (no program started): the same answer with ``allow_shell`` on or off."""
+        up = _uptime_seconds()
+        return SystemInfoOutput(
+            user=getpass.getuser(),
+            computer_name=socket.gethostname(),
+            operating_system=_operating_system(),
+            kernel=f"{platform.system()} {platform.release()}".strip(),
+            architecture=platform.machine(),
+            processors=os.cpu_count() or 1,
+            uptime=_in_words(up) if up is not None else "",
+        )
+
     def run_command(self, args: RunCommandArgs) -> RunCommandOutput:
         s = self.settings
         if not s.allow_shell:

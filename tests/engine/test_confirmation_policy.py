@@ -43,8 +43,10 @@ def test_our_toolboxes_say_which_tools_change_something(tmp_path: Path) -> None:
     assert notes["write_file"]["readOnlyHint"] is False and notes["write_file"]["destructiveHint"] is True
     assert all(notes[name]["readOnlyHint"] for name in notes if name != "write_file")
     shell = ShellToolBox(config={"allow_shell": True, "root_path": str(tmp_path)})
-    (run,) = shell.tool_json_list
-    assert run["argument_schema"][TOOL_ANNOTATIONS_KEY]["readOnlyHint"] is False
+    hints = {
+        t["name"]: t["argument_schema"][TOOL_ANNOTATIONS_KEY]["readOnlyHint"] for t in shell.tool_json_list
+    }
+    assert hints == {"run_command": False, "get_system_info": True}
 
 
 def test_an_executable_skill_script_counts_as_a_side_effect() -> None:

@@ -26,10 +26,29 @@ def refusal(excinfo: pytest.ExceptionInfo[BaseException]) -> str:
 
 def test_disabled_by_default(tmp_path: Path) -> None:
     box = find_toolbox_plugins()["ovos-shell-tools"](config={"root_path": str(tmp_path)})
-    assert list(box.tools) == ["run_command"]
+    assert list(box.tools) == ["run_command", "get_system_info"]
     with pytest.raises(RuntimeError) as excinfo:
         box.call_tool("run_command", {"command": "echo hi"})
     assert "disabled" in refusal(excinfo)
+
+
+@pytest.mark.parametrize("allow_shell", [False, True])
+def test_the_facts_about_this_computer_are_read_without_a_program(tmp_path: Path, allow_shell: bool) -> None:
+    import getpass
+    import platform
+    import socket
+
+    box = find_toolbox_plugins()["ovos-shell-tools"](
+        config={"root_path": str(tmp_path), "allow_shell": allow_shell}
+    )
+    facts = box.call_tool("get_system_info", {"what": "the user name"})  # what it is asked for: all of it
+    assert facts.user == getpass.getuser()
+    assert facts.computer_name == socket.gethostname()
+    assert facts.kernel == f"{platform.system()} {platform.release()}"
+    assert facts.processors >= 1 and facts.operating_system
+    if Path("/proc/uptime").exists():
+        assert "minute" in facts.uptime or "second" in facts.uptime
+    assert not box.has_side_effects("get_system_info") and box.role("get_system_info") is None
 
 
 def test_runs_a_program_and_reports_output(tmp_path: Path) -> None:
