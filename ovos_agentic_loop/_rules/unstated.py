@@ -15,6 +15,7 @@ Paris.") stands.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -105,9 +106,13 @@ class ResultValues:
     words: frozenset[str]
 
     @classmethod
-    def of(cls, texts: list[str]) -> ResultValues | None:
-        """The values of ``texts``; None when they hold none (an empty listing: nothing to state)."""
-        values = {float(n) for text in texts for n in numbers(text) if float(n) not in (0.0, 1.0)}
+    def of(cls, texts: list[str], operands: AbstractSet[float] = frozenset()) -> ResultValues | None:
+        """The values of ``texts``; None when they hold none (an empty listing: nothing to state).
+        ``operands``: numbers a calculation was given, no result of it while it has another (the
+        calculator's reading, "15 % * 4200", holds them: "The budget is 4200 euros." after 15% of
+        4200 was 630 stated nothing)."""
+        found = {float(n) for text in texts for n in numbers(text) if float(n) not in (0.0, 1.0)}
+        values = (found - operands) or found
         words = {
             w for text in texts for w in (m.lower() for m in _WORD.findall(text)) if w not in _EMPTY_WORDS
         }
@@ -166,7 +171,7 @@ def _may_apply(view: TurnView) -> bool:
     """Whether an answer that begins with ``view.answer`` (the text written so far) may still be
     found to state no result: results to state, none of them stated by its complete words yet
     (digits and value words; numbers in words are read only in the whole answer)."""
-    values = ResultValues.of(_to_state(view))
+    values = ResultValues.of(_to_state(view), _operands(view))
     # "36" may still grow into "365": only the words before the last whitespace are complete.
     complete = view.answer[: max(view.answer.rfind(" "), view.answer.rfind("\n"), 0)]
     if values is None:
@@ -182,7 +187,7 @@ def _detect(view: TurnView) -> Unstated | None:
     follows a calculation, and states none of their values: the values it should have stated. Or
     an answer with no call made that only says the question back."""
     texts = _to_state(view)
-    values = ResultValues.of(texts)
+    values = ResultValues.of(texts, _operands(view))
     if values is None:
         said_back = _uncalled(view) and _only_the_questions_words(view, view.answer, whole=True)
         return Unstated("") if said_back else None
@@ -215,6 +220,16 @@ def _calculated(view: TurnView) -> bool:
     """The results the transcript ends with include the calculator's: what was asked is its number,
     so an answer without it answers nothing ("Thank you for the information." after 900 / 12 = 75)."""
     return any(o is not None and o.ok and o.call.name == view.calculator for o in _last_outcomes(view))
+
+
+def _operands(view: TurnView) -> frozenset[float]:
+    """The numbers the calculations the transcript ends with were given."""
+    return frozenset(
+        float(n)
+        for o in _last_outcomes(view)
+        if o is not None and o.call.name == view.calculator
+        for n in numbers(json.dumps(o.call.arguments, default=str))
+    )
 
 
 def _last_outcomes(view: TurnView) -> list[ToolOutcome | None]:

@@ -12,7 +12,7 @@ import pytest
 from engine_helpers import ENGINES_AND_MODES, engine_with, user
 from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
-from ovos_plugin_manager.templates.agents import MessageRole
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
 from ovos_agentic_loop.testing import ScriptedBrain, tool_call
 
@@ -199,4 +199,35 @@ def test_an_answer_without_a_call_that_adds_a_word_of_its_own_stands(
 ) -> None:
     brain = ScriptedBrain([answer])
     assert engine_with(brain, [shell]).continue_chat(user(question)).content == answer
+    brain.assert_complete()
+
+
+def test_a_follow_up_answered_with_the_calculations_operand_states_no_result(
+    tmp_path: Path, maths: ToolBox
+) -> None:
+    """ "and 15 percent of that" after "The budget is 4200 euros.": the loop calculates 15% of 4200
+    (630); the earlier answer said again holds 4200, the calculation's own operand (its reading,
+    "15 % * 4200", holds it too), which is no result of it: sent back with 630."""
+    (tmp_path / "notes.txt").write_text("Budget: 4200 euros.\n")
+    files = find_toolbox_plugins()["ovos-filesystem-tools"](config={"root_path": str(tmp_path)})
+    brain = ScriptedBrain(
+        [tool_call("read_file", path="notes.txt"), "The budget is 4200 euros.", "The budget is 4200 euros."]
+    )
+    engine = engine_with(brain, [files, maths])
+    first = user("whats the budget in notes dot txt")
+    answer = engine.continue_chat(first, session_id="s").content
+    assert answer == "The budget is 4200 euros."
+    brain.add("15 percent of 4200 euros is 630 euros.")
+    follow_up = [*first, AgentMessage(MessageRole.ASSISTANT, answer), *user("and 15 percent of that")]
+    assert engine.continue_chat(follow_up, session_id="s").content == "15 percent of 4200 euros is 630 euros."
+    told = brain.calls[-1].messages[-1]
+    assert told.role == MessageRole.USER and "The result was:" in told.content and "630" in told.content
+    brain.assert_complete()
+
+
+def test_a_calculation_whose_result_is_one_of_its_operands_is_stated_by_it(maths: ToolBox) -> None:
+    brain = ScriptedBrain([tool_call("evaluate_expression", expression="max([4, 8, 42])"), "It is 42."])
+    assert (
+        engine_with(brain, [maths]).continue_chat(user("which is bigger, 4, 8 or 42")).content == "It is 42."
+    )
     brain.assert_complete()
