@@ -129,6 +129,23 @@ _ANNOUNCED = re.compile(
     re.IGNORECASE,
 )
 
+# Where a reply's first sentence is complete: a stop followed by a space, or a line break.
+_FIRST_SENTENCE_END = re.compile(r"[.!?:](?=\s)|\n")
+
+
+def _may_apply(view: TurnView) -> bool:
+    """Before a reply any reply may describe a call; while it streams, until its first sentence is
+    complete, and then while what is written describes one. The description comes first ("To find
+    which of your notes mentions the dentist, you can use the search_in_files function with the
+    pattern dentist."): held, it is not spoken, and the call the loop makes for it is answered
+    once. A reply whose first sentence names no call is let out at that sentence's end, which is
+    when ``stream_sentences`` would say it anyway; a later sentence that describes a call is then
+    talk before it (``after_speech``)."""
+    if _FIRST_SENTENCE_END.search(view.answer) is None:
+        return True
+    return _undecided(view) is not None
+
+
 #: One rule where there were three (a call described with its arguments, without them, a step
 #: announced): each is a reply that made no decision, and the decision step asks for one.
 DESCRIBED: Rule[Undecided] = Rule(
@@ -138,6 +155,8 @@ DESCRIBED: Rule[Undecided] = Rule(
     _decide_again,
     description="a described call",
     languages=frozenset({"en"}),
+    holds_stream=True,
+    may_apply=_may_apply,
     after_speech=True,
 )
 

@@ -10,6 +10,7 @@ gate (``tests/test_speaker_owns_gate.py``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -113,20 +114,33 @@ class Utterance:
 
     def end(self, makes_calls: Callable[[], bool]) -> list[str]:
         """The reply is over: what is said now. A held reply that calls tools (``makes_calls``) has
-        its talk said, as if never held; one that does not is kept for :meth:`Speaker.rest` (said
-        if it stands as the answer, dropped if it is sent back)."""
+        its talk said, as if never held, unless the talk names a tool; one that does not is kept
+        for :meth:`Speaker.rest` (said if it stands as the answer, dropped if it is sent back)."""
         say, said = self._say, list[str]()
         if say is None:
             return said
         if self._hold and self._written:
             if makes_calls():
                 self._hold = False
-                said.append(self._voice.feed(say.gate.feed(self._written)))
+                if not _names_a_tool(self._written, say.tools):
+                    said.append(self._voice.feed(say.gate.feed(self._written)))
             else:
                 self._voice.held = self._written
         if not self._hold:  # say what only waited for more text
             said.append(self._voice.close())
         return [s for s in said if s]
+
+
+def _names_a_tool(talk: str, tools: Sequence[str]) -> bool:
+    """Talk before a call that names one of ``tools`` as written (``search_in_files``, a name no
+    word is: with an underscore, a dot or inner capitals) tells the model's plan, not the user's
+    answer ("you can use the search_in_files function with the pattern dentist"): it is not said,
+    and the turn's progress line speaks for the call instead."""
+    return any(
+        re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", talk) is not None
+        for name in tools
+        if re.search(r"[_.]|[a-z][A-Z]", name)
+    )
 
 
 class Speaker:

@@ -43,9 +43,9 @@ def test_the_constrained_choice_may_be_the_answer_and_is_spoken_once(demo_tools:
     script = [DESCRIBED, _choice("final_answer", answer="It is 5."), "unused"]
     brain = ScriptedBrain(script, accepts_response_format=True)
     spoken = list(engine_with(brain, [demo_tools]).stream_sentences(user("what is 2 + 3?")))
-    # the description streamed as talk before a call (it is not held: any answer may name a
-    # tool); the decision's answer follows it once, and no JSON is heard
-    assert spoken[-1] == "It is 5." and spoken.count("It is 5.") == 1
+    # the description is held (its first sentence names a tool) and never said: the decision's
+    # answer is said once, and no JSON is heard
+    assert spoken == ["It is 5."]
     assert not any("{" in sentence or "final_answer" in sentence for sentence in spoken)
     assert demo_tools.calls == []
     assert brain.remaining == 1
