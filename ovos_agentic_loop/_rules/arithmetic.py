@@ -58,6 +58,9 @@ class Unworked:
     how: str
 
 
+_YEAR = re.compile(r"(?:1[89]|2\d)\d\d")
+
+
 def _may_apply(view: TurnView) -> bool:
     """A calculation is asked for and the calculator is loaded but not called yet: whatever
     number the answer will hold, it may be sent back."""
@@ -75,8 +78,11 @@ def _detect(view: TurnView) -> Unworked | None:
     counts = said_numbers(view, counts=True)
     answer = _LIST_MARKER.sub("", view.answer)
     # A time or date of the answer is grounded by any number; any other number by one that is no
-    # part of a time or date: "11 days left" is not the 11 of 11:38.
-    unsaid = [n for n in numbers(without_clock(answer)) if not grounded(n, counts)]
+    # part of a time or date: "11 days left" is not the 11 of 11:38. A year is part of a date:
+    # "between March 1st and April 15th, 2027" after a count of days from 2027-03-01.
+    unsaid = [
+        n for n in numbers(without_clock(answer)) if not grounded(n, known if _YEAR.fullmatch(n) else counts)
+    ]
     unsaid += [n for clock in CLOCK.findall(answer) for n in numbers(clock) if not grounded(n, known)]
     local = local_numbers(answer, view.lang)
     if not unsaid or (local and all(grounded(n, known) for n in local)):

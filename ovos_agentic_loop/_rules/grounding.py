@@ -8,8 +8,8 @@ sign the user said and the call dropped (``signs``), a year of its training data
 conversion factor where a tool converts exactly (``conversions``), a web address it made up
 (``addresses``).
 One rule, one finding at a time, the most specific first: the sign (the call signed is given
-back), then the year (today's date is given), then the factor (the converter is named), then the
-number (the question in digits is given), then the address.
+back), then the year (the loop makes the call in the year the date next comes), then the factor
+(the converter is named), then the number (the question in digits is given), then the address.
 The call is held back and the model told which value, once per finding (the table's budget). Sent
 again as it was, a sign, a year or a conversion runs, since the user may mean it; a number or an
 address nobody gave is still nobody's, and the turn is answered without the call.
@@ -45,6 +45,10 @@ def _respond(found: Ungrounded) -> Response:
         # the conversion as the user said it, made by the loop: sent to the converter, the stock
         # template wrote the formula out in prose instead ("C = F - 32/9")
         return MakeCall(UNGROUNDED_VALUE.description, found.converter, dict(found.said_call))
+    if isinstance(found, OldDate) and found.corrected is not None:
+        # the date in the year it next comes, made by the loop: told today's date, the model
+        # counted from today to today
+        return MakeCall(UNGROUNDED_VALUE.description, found.tool, dict(found.corrected))
     return Nudge(UNGROUNDED_VALUE.description, found.message)
 
 

@@ -8,6 +8,11 @@ the count ("if this year's date was meant, 2026-12-25 is 24 days from today"). T
 run; the model is told today's date, once per turn (the table's budget: sent again as it was, the
 call runs: "how many days since christmas 2023" may mean it).
 
+The loop makes the call itself with the date in this year, or next year once this year's has
+passed (``corrected``): told today's date, the model counted from today to today, or from the
+31st of December, and answered "-27" (spoken suite, tune half). A date that has no such day then
+(the 29th of February) is left to the model, told.
+
 Last year is left alone ("last christmas"), and so is any year the conversation holds: in digits,
 in words (read by ovos-number-parser from each word on, since it gives up on a whole sentence with
 an ordinal in it: "the fourth of july two thousand and twenty"), said as two pairs ("nineteen
@@ -16,8 +21,10 @@ ninety nine"), or in a tool's result.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ovos_plugin_manager.templates.agents import MessageRole
 
@@ -40,6 +47,9 @@ class OldDate:
     year: str
     today: str
     tool: str
+    #: The call's arguments with each such date in this year, or next year once it has passed;
+    #: None when one of them has no such day then.
+    corrected: dict[str, Any] | None = None
 
     @property
     def message(self) -> str:
@@ -60,8 +70,49 @@ def old_date(view: TurnView) -> OldDate | None:
     said = _years_said(view)
     for call, match in old:
         if int(match.group(1)) not in said:
-            return OldDate(match.group(0), match.group(1), today.isoformat(), call.name)
+            corrected = _corrected(call.arguments, today, said)
+            return OldDate(
+                match.group(0),
+                match.group(1),
+                today.isoformat(),
+                call.name,
+                corrected if isinstance(corrected, dict) else None,
+            )
     return None
+
+
+def _corrected(value: Any, today: dt.date, said: set[int]) -> Any:
+    """``value`` with every date in a past year nobody said moved to the next time it comes
+    (this year's, or next year's once this one's has passed); None where one has no such day."""
+    if isinstance(value, dict):
+        items = {k: _corrected(v, today, said) for k, v in value.items()}
+        return None if any(v is None and value[k] is not None for k, v in items.items()) else items
+    if isinstance(value, list):
+        values = [_corrected(v, today, said) for v in value]
+        return (
+            None if any(v is None and o is not None for v, o in zip(values, value, strict=True)) else values
+        )
+    if not isinstance(value, str):
+        return value
+    missing = False
+
+    def moved(match: re.Match[str]) -> str:
+        nonlocal missing
+        year = int(match.group(1))
+        if year > today.year - 2 or year in said:
+            return match.group(0)
+        try:
+            month, day = (int(part) for part in match.group(0).split("-")[1:])
+            when = dt.date(today.year, month, day)
+            if when < today:
+                when = dt.date(today.year + 1, month, day)
+        except ValueError:  # the 29th of February in a year without it
+            missing = True
+            return match.group(0)
+        return when.isoformat()
+
+    text = _DATE.sub(moved, value)
+    return None if missing else text
 
 
 def _dates(arguments: object) -> list[re.Match[str]]:

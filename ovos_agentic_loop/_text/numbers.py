@@ -98,11 +98,16 @@ def known_numbers(
 CLOCK = re.compile(r"(?<![\w.])\d{1,4}(?:[-/:]\d{1,4}){1,2}(?!\w|\.\d)")
 
 
+#: A day of a month as English writes it: "March 1st", "the 15th".
+DAY_ORDINAL = re.compile(r"(?<![\w.])\d{1,2}(?:st|nd|rd|th)\b", re.IGNORECASE)
+
+
 def without_clock(text: str) -> str:
     """``text`` without its times and dates: their numbers are no counts. Asked "and how many days
     are left in it" after "what year is it", the stock template answered "11 days", the hour of
-    the time the clock tool had returned (11:38:06)."""
-    return CLOCK.sub(" ", text)
+    the time the clock tool had returned (11:38:06); "45 days between March 1st and April 15th"
+    counts 45, not 1 ("first" was said, and the parser reads no ordinal)."""
+    return DAY_ORDINAL.sub(" ", CLOCK.sub(" ", text))
 
 
 _SEPARATORS = re.compile(r"[,;\t\n]")

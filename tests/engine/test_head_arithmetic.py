@@ -261,3 +261,30 @@ def test_a_count_is_not_grounded_by_the_hour_of_a_time(maths: ToolBox) -> None:
     assert answer == "There are 27 days left in 2026."
     assert "11 may be wrong" in (brain.calls[3].last.content or "")
     brain.assert_complete()
+
+
+def test_a_day_of_the_month_and_the_year_of_a_counted_span_are_no_made_up_counts(maths: ToolBox) -> None:
+    """ "how many days are there between march first and april fifteenth", counted from 2027-03-01:
+    "March 1st" was read as the count 1 ("first" is no number to the parser), and the year of the
+    dates the tool counted between as a count nobody gave."""
+    clock = find_toolbox_plugins()["ovos-clock-tools"](config={})
+    answer = "There are 45 days between March 1st and April 15th, 2027."
+    brain = ScriptedBrain([tool_call("days_between", start_date="2027-03-01", end_date="2027-04-15"), answer])
+    question = user("how many days are there between march first and april fifteenth")
+    assert engine_with(brain, [maths, clock]).continue_chat(question).content == answer
+    brain.assert_complete()
+
+
+def test_a_made_up_count_beside_a_day_of_the_month_is_still_sent_back(maths: ToolBox) -> None:
+    clock = find_toolbox_plugins()["ovos-clock-tools"](config={})
+    brain = ScriptedBrain(
+        [
+            "There are 46 days between March 1st and April 15th.",
+            tool_call("days_between", start_date="2027-03-01", end_date="2027-04-15"),
+            "It is 45 days.",
+        ]
+    )
+    question = user("how many days are there between march first and april fifteenth")
+    assert engine_with(brain, [maths, clock]).continue_chat(question).content == "It is 45 days."
+    assert "46 may be wrong" in (brain.calls[1].last.content or "")
+    brain.assert_complete()

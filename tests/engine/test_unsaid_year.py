@@ -1,6 +1,8 @@
 """A past year nobody said: a call holding a date two or more years back, when the conversation
-never names that year, is sent back once with today's date (spoken suite, tune half: "how many
-days until christmas" was counted from 2023-12-25, "1072 days", in every run)."""
+never names that year, is made by the loop with the date in the year it next comes (spoken suite,
+tune half: "how many days until christmas" was counted from 2023-12-25, "1072 days", in every
+run; told today's date, the model counted from today to today). A date with no such day then (the
+29th of February) is sent back once with today's date."""
 
 from __future__ import annotations
 
@@ -29,30 +31,49 @@ def engine_on(day: dt.date, brain: ScriptedBrain, toolboxes: list):
     return engine
 
 
+def _made(brain: ScriptedBrain, at: int) -> dict:
+    """The arguments of the last call in the request the model got at ``at``."""
+    return next(m for m in reversed(brain.calls[at].messages) if m.tool_calls).tool_calls[-1].arguments
+
+
 @pytest.mark.parametrize("day", WEEK, ids=lambda d: d.strftime("%a"))
 def test_the_year_rule_reads_the_engines_clock_on_each_day_of_a_week(day: dt.date) -> None:
     old = day.year - 3
-    brain = ScriptedBrain(
-        [tool_call("days_between", start_date=f"{old}-12-25", end_date="today"), "ok", "ok"]
-    )
+    brain = ScriptedBrain([tool_call("days_between", start_date="today", end_date=f"{old}-12-25"), "ok"])
     engine_on(day, brain, clock()).continue_chat(user("how many days until christmas"))
-    held = brain.calls[1].last
-    assert f"{old}-12-25 is in {old}, a year nobody named; today is {day.isoformat()}" in held.content
+    assert _made(brain, 1) == {"start_date": "today", "end_date": f"{day.year}-12-25"}
+    assert '"days"' in brain.calls[1].last.content
+    brain.assert_complete()
 
 
-def test_a_date_in_a_year_nobody_named_is_sent_back_with_todays_date() -> None:
+def test_a_date_in_a_year_nobody_named_is_made_in_the_year_it_next_comes() -> None:
+    brain = ScriptedBrain(
+        [tool_call("days_between", start_date=f"{OLD}-03-01", end_date=f"{OLD}-04-15"), "It is 45 days."]
+    )
+    reply = engine_on(TODAY, brain, clock()).continue_chat(
+        user("how many days are there between march first and april fifteenth")
+    )
+    assert reply.content == "It is 45 days."
+    nxt = TODAY.year + 1  # this year's first of March has passed
+    assert _made(brain, 1) == {"start_date": f"{nxt}-03-01", "end_date": f"{nxt}-04-15"}
+    assert '"days": 45' in brain.calls[1].last.content
+    brain.assert_complete()
+
+
+def test_a_day_the_next_year_lacks_is_sent_back_with_todays_date() -> None:
+    leap = TODAY.year - 2  # 2024: the 29th of February, in no year the loop could move it to
     brain = ScriptedBrain(
         [
-            tool_call("days_between", start_date=f"{OLD}-12-25", end_date="today"),
-            tool_call("days_between", start_date="today", end_date=f"{TODAY.year + 1}-12-25"),
+            tool_call("get_weekday", date=f"{leap}-02-29"),
+            tool_call("get_weekday", date=f"{TODAY.year + 1}-02-28"),
             "ok",
         ]
     )
-    engine_on(TODAY, brain, clock()).continue_chat(user("how many days until christmas"))
+    engine_on(TODAY, brain, clock()).continue_chat(user("what weekday is the twenty ninth of february"))
     held = brain.calls[1].last
     assert held.role == MessageRole.TOOL and held.content.startswith("Not run:")
-    assert f"{OLD}-12-25 is in {OLD}, a year nobody named; today is {TODAY.isoformat()}" in held.content
-    assert '"days"' in brain.calls[2].last.content  # the corrected call ran
+    assert f"{leap}-02-29 is in {leap}, a year nobody named; today is {TODAY.isoformat()}" in held.content
+    assert '"weekday"' in brain.calls[2].last.content  # the corrected call ran
     brain.assert_complete()
 
 
@@ -86,11 +107,10 @@ def test_a_year_from_earlier_in_the_conversation_counts() -> None:
 
 
 def test_sent_back_once_then_the_call_runs() -> None:
-    same = tool_call("days_between", start_date=f"{OLD}-12-25", end_date="today")
-    brain = ScriptedBrain(
-        [same, tool_call("days_between", start_date=f"{OLD}-12-25", end_date="today"), "ok"]
-    )
-    engine_on(TODAY, brain, clock()).continue_chat(user("how many days since that christmas"))
+    leap = TODAY.year - 2
+    same = tool_call("get_weekday", date=f"{leap}-02-29")
+    brain = ScriptedBrain([same, tool_call("get_weekday", date=f"{leap}-02-29"), "ok"])
+    engine_on(TODAY, brain, clock()).continue_chat(user("what weekday was that leap day"))
     assert brain.calls[1].last.content.startswith("Not run:")
-    assert '"days"' in brain.calls[2].last.content  # insisted on: it runs
+    assert '"weekday"' in brain.calls[2].last.content  # insisted on: it runs
     brain.assert_complete()
