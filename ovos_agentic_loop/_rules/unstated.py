@@ -26,11 +26,13 @@ from ovos_agentic_loop._rules.base import Nudge, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.language import language_code
 from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
+from ovos_agentic_loop._text.slots import placeholder_in
 from ovos_agentic_loop._tools.observations import ToolOutcome
 
 __all__ = [
     "ECHOED_MESSAGE",
     "MAX_QUOTED_CHARS",
+    "SLOT_MESSAGE",
     "UNSTATED_RESULT",
     "ResultValues",
     "Unstated",
@@ -68,12 +70,16 @@ _TOKEN = re.compile(r"\w+")
 @dataclass(frozen=True)
 class Unstated:
     """What an answer did not state: the values of the results it follows, quoted; "" when no tool
-    was called and it only said the question back."""
+    was called and it only said the question back, or put a template slot where the fact belongs
+    (``slot``: "[insert computer name]")."""
 
     values: str
+    slot: str = ""
 
     @property
     def message(self) -> str:
+        if self.slot:
+            return SLOT_MESSAGE.format(slot=self.slot)
         return unstated_message(self.values) if self.values else ECHOED_MESSAGE
 
 
@@ -82,6 +88,16 @@ ECHOED_MESSAGE = (
     "Your reply only says my question back. Answer it with the fact itself: call the tool that "
     "gives it, or say that you do not know."
 )
+
+
+#: Said to an answer with no call made that holds a template slot where its fact belongs.
+SLOT_MESSAGE = (
+    "Your reply holds {slot} where the fact belongs. Answer with the fact itself: call the tool "
+    "that gives it, or say that you do not know."
+)
+
+# A bracketed span, closed or still open: a slot being written ("[insert computer name]").
+_BRACKETED = re.compile(r"[\[<{][^\]>}]*(?:[\]>}]|$)")
 
 
 def unstated_message(values: str) -> str:
@@ -175,7 +191,11 @@ def _may_apply(view: TurnView) -> bool:
     # "36" may still grow into "365": only the words before the last whitespace are complete.
     complete = view.answer[: max(view.answer.rfind(" "), view.answer.rfind("\n"), 0)]
     if values is None:
-        return _uncalled(view) and _only_the_questions_words(view, complete)
+        if not _uncalled(view):
+            return False
+        if placeholder_in(view.answer) is not None:
+            return True
+        return _only_the_questions_words(view, _BRACKETED.sub(" ", complete))
     stated = any(grounded(n, values.numbers) for n in numbers(complete)) or any(
         w.lower() in values.words for w in _WORD.findall(complete)
     )
@@ -185,12 +205,16 @@ def _may_apply(view: TurnView) -> bool:
 def _detect(view: TurnView) -> Unstated | None:
     """An answer right after tool results that talks about the call, says the question back or
     follows a calculation, and states none of their values: the values it should have stated. Or
-    an answer with no call made that only says the question back."""
+    an answer with no call made that only says the question back or holds a template slot."""
     texts = _to_state(view)
     values = ResultValues.of(texts, _operands(view))
     if values is None:
-        said_back = _uncalled(view) and _only_the_questions_words(view, view.answer, whole=True)
-        return Unstated("") if said_back else None
+        if not _uncalled(view):
+            return None
+        slot = placeholder_in(view.answer)
+        if slot is not None:
+            return Unstated("", slot=slot)
+        return Unstated("") if _only_the_questions_words(view, view.answer, whole=True) else None
     if values.stated_in(view.answer, view.lang):
         return None
     if not (_narrates(view) or _echoes_question(view) or _calculated(view)):

@@ -2,9 +2,11 @@
 [hostname].", "It is {time} now."): the forced answer holding one is an honest "could not find
 out" rather than a slot read aloud.
 
-Only the forced answer is checked: as a rule on every answer (send it back, fetch the value) it
-never fired on the held-out halves of the rules' ablation (bench/results/ablation-104ac18.md,
-bench/results/ablation-0eaf9e2.md).
+A rule of its own on every answer never fired on the held-out halves of the rules' ablation
+(bench/results/ablation-104ac18.md, bench/results/ablation-0eaf9e2.md) and was removed. Once
+"whats the name of this computer" was answered "The name of this computer is [insert computer
+name]." with no call made (spoken half, shipped template), the unstated-result rule reads a slot
+in an answer made without any call as it reads the question said back (``_rules.unstated``).
 """
 
 from __future__ import annotations

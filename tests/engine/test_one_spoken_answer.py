@@ -77,17 +77,20 @@ def test_a_narrated_result_is_corrected_before_it_is_spoken(
 
 
 def test_an_answer_already_spoken_is_not_sent_back(files: ToolBox) -> None:
-    """An answer with a flaw found only once it streamed (a slot where a value belongs) is not sent
-    back once part of it was spoken: the voice said it, and a second answer would follow it."""
+    """An answer with a flaw found only once it streamed (a slot where a value belongs, after a
+    first sentence that said something of its own) is not sent back once part of it was spoken:
+    the voice said it, and a second answer would follow it. (Said first, the slot is held and
+    sent back: tests/engine/test_unstated_result.py.)"""
     brain = ScriptedBrain(
         [
-            in_chunks("Your user name is ", "[YourUsername]", ". Anything else?"),
+            in_chunks("Sure, I can tell you. ", "Your user name is ", "[YourUsername]", ". Anything else?"),
             "Your user name is ana.",  # the corrected answer: a second one, never asked for now
         ]
     )
     engine = engine_with(brain, [files])
     spoken = list(engine.stream_sentences(user("What is my user name?")))
-    assert spoken == ["Your user name is YourUsername.", "Anything else?"]  # as a voice reads it
+    # as a voice reads it
+    assert spoken == ["Sure, I can tell you.", "Your user name is YourUsername.", "Anything else?"]
     assert len(brain.calls) == 1
 
 

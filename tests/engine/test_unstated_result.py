@@ -6,6 +6,7 @@ same per-turn budget as the other reactions."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from ovos_plugin_manager.persona import find_toolbox_plugins
 from ovos_plugin_manager.templates.agent_tools import ToolBox
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_agentic_loop.testing import ScriptedBrain, tool_call
+from ovos_agentic_loop.testing import Chunked, ScriptedBrain, in_chunks, tool_call
 
 
 @pytest.fixture
@@ -231,3 +232,32 @@ def test_a_calculation_whose_result_is_one_of_its_operands_is_stated_by_it(maths
         engine_with(brain, [maths]).continue_chat(user("which is bigger, 4, 8 or 42")).content == "It is 42."
     )
     brain.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "slot_answer",
+    ["The name of this computer is [insert computer name].", "Your user name is <user-name>."],
+)
+def test_an_answer_with_no_call_holding_a_slot_is_sent_back_and_never_spoken(
+    slot_answer: str, shell: ToolBox
+) -> None:
+    brain = ScriptedBrain(
+        [in_chunks_of(slot_answer), tool_call("get_system_info"), "This computer is called vm."]
+    )
+    spoken = list(engine_with(brain, [shell]).stream_sentences(user("whats the name of this computer")))
+    assert spoken == ["This computer is called vm."]
+    told = brain.calls[1].last
+    assert told.role == MessageRole.USER and "where the fact belongs" in told.content
+    brain.assert_complete()
+
+
+def test_a_knowledge_answer_with_no_call_stands(shell: ToolBox) -> None:
+    brain = ScriptedBrain([in_chunks_of("William Shakespeare wrote Romeo and Juliet. It is a tragedy.")])
+    spoken = list(engine_with(brain, [shell]).stream_sentences(user("who wrote romeo and juliet")))
+    assert spoken == ["William Shakespeare wrote Romeo and Juliet.", "It is a tragedy."]
+    brain.assert_complete()
+
+
+def in_chunks_of(text: str) -> Chunked:
+    """``text`` as a streamed reply, a word a delta."""
+    return in_chunks(*re.findall(r"\S+\s*", text))
