@@ -21,7 +21,7 @@ from typing import Any
 from ovos_agentic_loop._rules.base import Decide, MakeCall, Nudge, Response, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.numbers import call_format
-from ovos_agentic_loop._text.protocol import MAX_CALL_SCAN_CHARS, json_values
+from ovos_agentic_loop._text.protocol import MAX_CALL_SCAN_CHARS, json_values, names_tool
 from ovos_agentic_loop._tools.programs import NOT_PROGRAM_WORDS, is_program
 from ovos_agentic_loop._tools.spec import ToolSpec
 
@@ -169,7 +169,7 @@ def described_call(view: TurnView) -> Described | None:
         return Described(tool.name, _written_arguments(answer, tool), command_line=tool.name == runner)
 
     for tool in tools:
-        if tool.name not in called and _names_tool(answer, tool.name):
+        if tool.name not in called and names_tool(answer, tool.name):
             return described(tool)
     for tool in tools:  # a tool called before, announced again: "I will call X with ..."
         if tool.name in called and _announces(answer, tool.name):
@@ -192,7 +192,7 @@ def _missing_tool_named(view: TurnView) -> str | None:
     has ("you would use the `multiply` function with a=347 and b=28", stock template)."""
     offered = {tool.name for tool in view.tools.tools}
     for name in sorted(view.called - offered):
-        if _names_tool(view.answer, name):
+        if names_tool(view.answer, name):
             return name
     return None
 
@@ -236,16 +236,6 @@ def _names_parameter(answer: str, tools: tuple[ToolSpec, ...]) -> ToolSpec | Non
             if "_" in parameter and f"`{parameter}`" in answer:
                 return tool
     return None
-
-
-def _names_tool(answer: str, name: str) -> bool:
-    """A tool name in prose: as written (``read_file``), or a plain word (``search``) only when
-    backticked or called a tool/function, since a plain word also occurs in ordinary answers."""
-    word = re.escape(name)
-    if re.search(r"[_.]", name) or re.search(r"[a-z][A-Z]", name):
-        return re.search(rf"(?<![\w-]){word}(?![\w-])", answer) is not None
-    marked = rf"`{word}(?:\(\))?`|\b{word}\s+(?:tool|function)\b|\b(?:tool|function)\s+[\"']?{word}\b"
-    return re.search(marked, answer, re.IGNORECASE) is not None
 
 
 def _written_commands(answer: str) -> list[str]:

@@ -39,6 +39,7 @@ __all__ = [
     "ParsedReply",
     "call_being_written",
     "clean_answer",
+    "names_tool",
     "parse_reply",
     "positional_parameters",
     "render_call",
@@ -266,6 +267,17 @@ def parse_reply(
             problem="a tool call that is not valid JSON with 'name' and 'arguments'", kept_text=kept
         )
     return ParsedReply(answer=_clean(kept), kept_text=kept)
+
+
+def names_tool(text: str, name: str) -> bool:
+    """``text`` names the tool ``name`` in prose: as written (``read_file``, a name no word is: with
+    an underscore, a dot or inner capitals), or a plain word (``search``) only when backticked or
+    called a tool/function, since a plain word also occurs in ordinary answers."""
+    word = re.escape(name)
+    if re.search(r"[_.]", name) or re.search(r"[a-z][A-Z]", name):
+        return re.search(rf"(?<![\w-]){word}(?![\w-])", text) is not None
+    marked = rf"`{word}(?:\(\))?`|\b{word}\s+(?:tool|function)\b|\b(?:tool|function)\s+[\"']?{word}\b"
+    return re.search(marked, text, re.IGNORECASE) is not None
 
 
 def call_being_written(text: str, names: Sequence[str], start: int = 0) -> str | None:

@@ -10,12 +10,11 @@ gate (``tests/test_speaker_owns_gate.py``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ovos_agentic_loop._text.protocol import CALL_NAME_SPAN, call_being_written
+from ovos_agentic_loop._text.protocol import CALL_NAME_SPAN, call_being_written, names_tool
 from ovos_agentic_loop._text.stream_gate import MAX_STREAMED_CHARS, FinalAnswerGate, Speech
 from ovos_agentic_loop.messages import CallNamed
 
@@ -132,15 +131,10 @@ class Utterance:
 
 
 def _names_a_tool(talk: str, tools: Sequence[str]) -> bool:
-    """Talk before a call that names one of ``tools`` as written (``search_in_files``, a name no
-    word is: with an underscore, a dot or inner capitals) tells the model's plan, not the user's
-    answer ("you can use the search_in_files function with the pattern dentist"): it is not said,
-    and the turn's progress line speaks for the call instead."""
-    return any(
-        re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", talk) is not None
-        for name in tools
-        if re.search(r"[_.]|[a-z][A-Z]", name)
-    )
+    """Talk before a call that names one of ``tools`` (``_text.protocol.names_tool``) tells the
+    model's plan, not the user's answer ("you can use the search_in_files function with the
+    pattern dentist"): it is not said, and the turn's progress line speaks for the call instead."""
+    return any(names_tool(talk, name) for name in tools)
 
 
 class Speaker:
