@@ -141,7 +141,7 @@ class SystemInfoArgs(ToolArguments):
 
 
 class SystemInfoOutput(ToolOutput):
-    user: str = Field(..., description="The name of the user the assistant runs as.")
+    user: str = Field(..., description="The name of the user the assistant runs as ('' if unknown).")
     computer_name: str = Field(..., description="This computer's name on the network (its hostname).")
     operating_system: str = Field(..., description="The operating system, as its release names itself.")
     kernel: str = Field(..., description="The kernel and its version.")
@@ -165,6 +165,15 @@ def _in_words(seconds: float) -> str:
     return str(
         nice_duration(int(seconds // 60) * 60 if seconds >= 60 else int(seconds), lang="en-us", speech=True)
     )
+
+
+def _user() -> str:
+    """The user the assistant runs as; '' where neither the environment nor the password database
+    names one (a container started with a bare numeric uid): the model then says it cannot tell."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""
 
 
 def _operating_system() -> str:
@@ -360,7 +369,7 @@ class ShellToolBox(BundledToolBox):
         """Read by Python (no program started): the same answer with ``allow_shell`` on or off."""
         up = _uptime_seconds()
         return SystemInfoOutput(
-            user=getpass.getuser(),
+            user=_user(),
             computer_name=socket.gethostname(),
             operating_system=_operating_system(),
             kernel=f"{platform.system()} {platform.release()}".strip(),

@@ -15,7 +15,6 @@ Paris.") stands.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from ovos_plugin_manager.templates.agents import MessageRole
 from ovos_agentic_loop._rules.base import Nudge, Rule, Stage
 from ovos_agentic_loop._rules.view import TurnView
 from ovos_agentic_loop._text.language import language_code
-from ovos_agentic_loop._text.numbers import grounded, in_digits, numbers
+from ovos_agentic_loop._text.numbers import argument_numbers, grounded, in_digits, numbers
 from ovos_agentic_loop._text.slots import placeholder_in
 from ovos_agentic_loop._tools.observations import ToolOutcome
 
@@ -252,7 +251,7 @@ def _operands(view: TurnView) -> frozenset[float]:
         float(n)
         for o in _last_outcomes(view)
         if o is not None and o.call.name == view.calculator
-        for n in numbers(json.dumps(o.call.arguments, default=str))
+        for n in argument_numbers(o.call.arguments)
     )
 
 

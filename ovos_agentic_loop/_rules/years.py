@@ -70,49 +70,33 @@ def old_date(view: TurnView) -> OldDate | None:
     said = _years_said(view)
     for call, match in old:
         if int(match.group(1)) not in said:
-            corrected = _corrected(call.arguments, today, said)
-            return OldDate(
-                match.group(0),
-                match.group(1),
-                today.isoformat(),
-                call.name,
-                corrected if isinstance(corrected, dict) else None,
-            )
+            try:
+                corrected: dict[str, Any] | None = _moved(call.arguments, today, said)
+            except ValueError:  # a day the year it would move to lacks: the model is told instead
+                corrected = None
+            return OldDate(match.group(0), match.group(1), today.isoformat(), call.name, corrected)
     return None
 
 
-def _corrected(value: Any, today: dt.date, said: set[int]) -> Any:
-    """``value`` with every date in a past year nobody said moved to the next time it comes
-    (this year's, or next year's once this one's has passed); None where one has no such day."""
+def _moved(value: Any, today: dt.date, said: set[int]) -> Any:
+    """``value`` with every date in a past year nobody said moved to the next time it comes (this
+    year's, or next year's once this one's has passed). Raises ValueError for a day that year
+    lacks (the 29th of February)."""
     if isinstance(value, dict):
-        items = {k: _corrected(v, today, said) for k, v in value.items()}
-        return None if any(v is None and value[k] is not None for k, v in items.items()) else items
+        return {k: _moved(v, today, said) for k, v in value.items()}
     if isinstance(value, list):
-        values = [_corrected(v, today, said) for v in value]
-        return (
-            None if any(v is None and o is not None for v, o in zip(values, value, strict=True)) else values
-        )
+        return [_moved(v, today, said) for v in value]
     if not isinstance(value, str):
         return value
-    missing = False
 
     def moved(match: re.Match[str]) -> str:
-        nonlocal missing
-        year = int(match.group(1))
+        year, month, day = (int(part) for part in match.group(0).split("-"))
         if year > today.year - 2 or year in said:
             return match.group(0)
-        try:
-            month, day = (int(part) for part in match.group(0).split("-")[1:])
-            when = dt.date(today.year, month, day)
-            if when < today:
-                when = dt.date(today.year + 1, month, day)
-        except ValueError:  # the 29th of February in a year without it
-            missing = True
-            return match.group(0)
-        return when.isoformat()
+        when = dt.date(today.year, month, day)
+        return (when if when >= today else dt.date(today.year + 1, month, day)).isoformat()
 
-    text = _DATE.sub(moved, value)
-    return None if missing else text
+    return _DATE.sub(moved, value)
 
 
 def _dates(arguments: object) -> list[re.Match[str]]:

@@ -14,6 +14,7 @@ from ovos_agentic_loop._runtime.log import ovos_logger
 from ovos_agentic_loop._text.language import language_code
 
 __all__ = [
+    "argument_numbers",
     "call_format",
     "field_numbers",
     "grounded",
@@ -38,6 +39,11 @@ def numbers(text: str) -> list[str]:
             value = value[1:]  # 2026-11-30: a date, not minus eleven
         found.append(value)
     return found
+
+
+def argument_numbers(arguments: object) -> list[str]:
+    """The numbers written in a call's arguments (read from their JSON, nested values too)."""
+    return numbers(json.dumps(arguments, default=str))
 
 
 def local_numbers(text: str, lang: str | None) -> list[str]:

@@ -21,13 +21,12 @@ then write it down"), is left to the model, which decides as before.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 
 from ovos_agentic_loop._text.language import language_code
-from ovos_agentic_loop._text.numbers import grounded, numbers, said_in_digits, without_clock
+from ovos_agentic_loop._text.numbers import argument_numbers, grounded, numbers, said_in_digits, without_clock
 from ovos_agentic_loop._tools.observations import ToolOutcome
 from ovos_agentic_loop._turn.repeats import signature
 
@@ -73,6 +72,6 @@ def covered(question: str, lang: str | None, outcomes: Iterable[ToolOutcome]) ->
     made = [o.call for o in outcomes if o.ok]
     if len({signature(c) for c in made}) < wanted:
         return False
-    used = {float(n) for c in made for n in numbers(json.dumps(c.arguments, default=str))}
+    used = {float(n) for c in made for n in argument_numbers(c.arguments)}
     said = numbers(without_clock(said_in_digits(question, lang)))
     return all(grounded(n, used) for n in said)

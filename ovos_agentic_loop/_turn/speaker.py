@@ -130,10 +130,14 @@ class Utterance:
         return [s for s in said if s]
 
 
-def _names_a_tool(talk: str, tools: Sequence[str]) -> bool:
-    """Talk before a call that names one of ``tools`` (``_text.protocol.names_tool``) tells the
-    model's plan, not the user's answer ("you can use the search_in_files function with the
-    pattern dentist"): it is not said, and the turn's progress line speaks for the call instead."""
+def _names_a_tool(written: str, tools: Sequence[str]) -> bool:
+    """The talk of a reply that calls tools names one of ``tools`` (``_text.protocol.names_tool``):
+    it tells the model's plan, not the user's answer ("you can use the search_in_files function
+    with the pattern dentist"), so it is not said, and the turn's progress line speaks for the call
+    instead. Read on the talk a gate lets through, never on the call itself (in the text protocol
+    the reply goes on "Action: `add`")."""
+    gate = FinalAnswerGate(Speech())
+    talk = gate.feed(written) + gate.close()
     return any(names_tool(talk, name) for name in tools)
 
 

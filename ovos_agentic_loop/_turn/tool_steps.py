@@ -123,7 +123,7 @@ def run_tools(turn: TurnState, calls: list[ToolCall], text: str) -> None:
     outcomes = _run(turn, calls)
     if outcomes and not outcomes[-1].note:
         made = [o for o in [*turn.outcomes.values(), *outcomes] if o.call.id not in turn.earlier_calls]
-        if covered(turn.view().asked, turn.lang, made):
+        if covered(turn.asker or "", turn.lang, made):
             outcomes[-1] = replace(outcomes[-1], note=COVERED)
     for outcome in outcomes:
         turn.add_result(outcome)

@@ -58,3 +58,13 @@ def test_an_answer_whose_first_sentence_names_no_tool_is_said_as_it_comes(files:
     engine = engine_with(brain, [files])
     tokens = list(engine.stream_tokens(user("which of my notes mentions the dentist")))
     assert "".join(tokens) == ANSWER
+
+
+def test_in_the_text_protocol_talk_is_read_apart_from_the_call_it_names(files: ToolBox) -> None:
+    """The call itself names its tool ("Action: read_file"): the talk before it is still said
+    (the reply arrives whole, so it is held to its end)."""
+    talk = 'Let me read it.\nAction: read_file\nAction Input: {"path": "notes/tuesday.txt"}'
+    brain = ScriptedBrain([in_chunks(talk), ANSWER])
+    engine = engine_with(brain, [files], "ovos-react-loop", mode="text")
+    spoken = list(engine.stream_sentences(user("which of my notes mentions the dentist")))
+    assert spoken == ["Let me read it.", ANSWER]
